@@ -1,0 +1,46 @@
+import type { Role, Tier } from '../schemas.js'
+
+export type KeyScope = 'agent' | 'system' | 'sync'
+export type AuthVia = 'jwt' | 'api_key' | 'system_token'
+
+/**
+ * Who is calling, resolved once per request by the auth hook.
+ * `userId` is the user whose data the request reads and writes: every query
+ * of a plugin is scoped by it.
+ */
+export interface AuthContext {
+  via: AuthVia
+  /** The acting user; null only for the system token before any user exists. */
+  userId: string | null
+  email: string | null
+  /** The acting user's role; the system token acts with 'owner' rights. */
+  role: Role
+  tier: Tier
+  /** Set for API keys. */
+  scope?: KeyScope
+  keyId?: string
+}
+
+/**
+ * Which API-key scopes reach a route: 'records' routes take agent, system and
+ * sync keys; 'general' routes take system keys, and agent keys for reads;
+ * 'admin' routes take system keys acting for an admin.
+ */
+export type RouteScope = 'records' | 'general' | 'admin'
+
+/** Route-level guards, declared in a route's `config`. */
+export interface RouteGuards {
+  /** false makes the route public (no token). Default true. */
+  auth?: boolean
+  /** Minimum role: 'admin' admits admins and owners. */
+  role?: 'admin' | 'owner'
+  /** 'pro' answers 403 FEATURE_NOT_AVAILABLE to free users. */
+  tier?: Tier
+  scope?: RouteScope
+  /** Capabilities the route needs, 'kind' or 'kind.flag'; missing → 503 (no driver) or 422 (driver lacks it). */
+  requires?: string[]
+  /** 'list': handler returns { items, total } and the core adds meta and tier. 'none': reply sent as is. */
+  envelope?: 'single' | 'list' | 'none'
+  /** Needs a user context (default true on authenticated routes). */
+  userContext?: boolean
+}

@@ -1,0 +1,89 @@
+/**
+ * The error catalogue: every code the API can answer, its HTTP status and its
+ * default message. The spec's table comes first; the codes after it cover
+ * transport failures the spec leaves open (documented in docs/api.md).
+ * Plugins add their own codes through `api.errors.define`.
+ */
+export const errorCatalogue = {
+  VALIDATION_ERROR: { status: 400, message: 'Invalid or missing fields in the request body' },
+  INVALID_QUERY: { status: 400, message: 'Invalid query parameters' },
+  USER_CONTEXT_REQUIRED: { status: 400, message: 'X-Svc-User-Id header is required in multi-user mode' },
+  UNAUTHORIZED: { status: 401, message: 'Invalid or missing authentication token' },
+  FORBIDDEN: { status: 403, message: 'Admin role required' },
+  FEATURE_NOT_AVAILABLE: { status: 403, message: 'This feature requires the pro tier' },
+  INSUFFICIENT_SCOPE: { status: 403, message: 'API key scope does not allow this request' },
+  NOT_FOUND: { status: 404, message: 'Resource not found' },
+  CONFLICT: { status: 409, message: 'Resource already exists' },
+  FILE_EXISTS: { status: 409, message: 'A file with this name already exists in the folder' },
+  UNPROCESSABLE: { status: 422, message: 'The request is valid but cannot be processed' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'A dependent component is unavailable' },
+  // Beyond the spec's table: transport-level failures.
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+} as const satisfies Record<string, ErrorEntry>
+
+export interface ErrorEntry {
+  status: number
+  message: string
+}
+
+export type CoreErrorCode = keyof typeof errorCatalogue
+export type ErrorCode = CoreErrorCode | (string & {})
+export type ErrorDetails = Record<string, unknown>
+
+const registry = new Map<string, ErrorEntry>(Object.entries(errorCatalogue))
+
+/** An error the API answers as `{ error: { code, message, details? } }`. */
+export class HttpError extends Error {
+  readonly code: string
+  readonly statusCode: number
+  readonly details?: ErrorDetails
+  /** Extra response headers, e.g. Retry-After. */
+  readonly headers?: Record<string, string>
+
+  constructor(code: ErrorCode, message?: string, details?: ErrorDetails, headers?: Record<string, string>) {
+    const entry = registry.get(code) ?? errorCatalogue.INTERNAL_ERROR
+    super(message ?? entry.message)
+    this.name = 'HttpError'
+    this.code = registry.has(code) ? code : 'INTERNAL_ERROR'
+    this.statusCode = entry.status
+    if (details) this.details = details
+    if (headers) this.headers = headers
+  }
+}
+
+/** Registers a plugin's own error code; redefining a code with another status is refused. */
+export function defineError(code: string, status: number, message: string): void {
+  if (!/^[A-Z][A-Z0-9_]*$/.test(code)) throw new Error(`error code ${code} must be UPPER_SNAKE_CASE`)
+  if (status < 400 || status > 599) throw new Error(`error code ${code} needs a 4xx or 5xx status`)
+  const existing = registry.get(code)
+  if (existing && existing.status !== status) throw new Error(`error code ${code} is already defined with status ${existing.status}`)
+  registry.set(code, { status, message })
+}
+
+export function errorEntry(code: string): ErrorEntry | undefined {
+  return registry.get(code)
+}
+
+export function listErrors(): Array<{ code: string } & ErrorEntry> {
+  return [...registry].map(([code, entry]) => ({ code, ...entry }))
+}
+
+/** Shorthands for the errors routes and services raise most. */
+export const errors = {
+  validation: (field: string, constraint: string, message?: string) =>
+    new HttpError('VALIDATION_ERROR', message ?? `${field}: ${constraint}`, { field, constraint }),
+  invalidQuery: (field: string, constraint: string, message?: string) =>
+    new HttpError('INVALID_QUERY', message ?? `${field}: ${constraint}`, { field, constraint }),
+  notFound: (what = 'Resource') => new HttpError('NOT_FOUND', `${what} not found`),
+  conflict: (message?: string, details?: ErrorDetails) => new HttpError('CONFLICT', message, details),
+  unprocessable: (message?: string, details?: ErrorDetails) => new HttpError('UNPROCESSABLE', message, details),
+  unavailable: (message?: string, details?: ErrorDetails) => new HttpError('SERVICE_UNAVAILABLE', message, details),
+  unauthorized: () => new HttpError('UNAUTHORIZED'),
+  forbidden: (message?: string) => new HttpError('FORBIDDEN', message),
+  http: (code: ErrorCode, message?: string, details?: ErrorDetails) => new HttpError(code, message, details),
+}
+export type Errors = typeof errors

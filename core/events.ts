@@ -1,0 +1,77 @@
+/**
+ * The in-process event bus. Record changes, DNS changes and driver swaps are
+ * published here; the WebSocket hub and caches subscribe. Patterns: an exact
+ * name ('note.created'), a prefix wildcard ('note.*') or '*'.
+ */
+export interface HearthEvent<D = unknown> {
+  /** '<record>.<action>', e.g. 'note.created', 'dns.record.updated', 'driver.changed'. */
+  type: string
+  /** Owner of the change; null for system-wide events (driver swaps). */
+  userId: string | null
+  /** Id of the changed resource, when there is one. */
+  id?: string
+  /** ISO 8601 time of the change. */
+  at: string
+  data: D
+}
+
+export type EventInput<D = unknown> = Omit<HearthEvent<D>, 'type' | 'at'> & { at?: string }
+export type EventListener = (event: HearthEvent) => void | Promise<void>
+
+export interface EventBus {
+  /** Subscribes; returns the function that unsubscribes. */
+  on(pattern: string, listener: EventListener): () => void
+  /** Publishes without waiting; a failing listener is logged, never thrown to the emitter. */
+  emit<D>(type: string, input: EventInput<D>): HearthEvent<D>
+  /** Publishes and waits for every listener (used where order matters, e.g. before disposing a driver). */
+  emitAndWait<D>(type: string, input: EventInput<D>): Promise<HearthEvent<D>>
+}
+
+export function matches(pattern: string, type: string): boolean {
+  if (pattern === '*' || pattern === type) return true
+  return pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1))
+}
+
+export function createEventBus(onListenerError: (err: unknown, event: HearthEvent) => void): EventBus {
+  const listeners = new Set<{ pattern: string; listener: EventListener }>()
+
+  const deliver = (event: HearthEvent): Promise<void>[] => {
+    const pending: Promise<void>[] = []
+    for (const entry of listeners) {
+      if (!matches(entry.pattern, event.type)) continue
+      try {
+        const result = entry.listener(event)
+        if (result) pending.push(result.catch((err) => onListenerError(err, event)))
+      } catch (err) {
+        onListenerError(err, event)
+      }
+    }
+    return pending
+  }
+
+  const make = <D>(type: string, input: EventInput<D>): HearthEvent<D> => ({
+    type,
+    userId: input.userId,
+    ...(input.id !== undefined ? { id: input.id } : {}),
+    at: input.at ?? new Date().toISOString(),
+    data: input.data,
+  })
+
+  return {
+    on(pattern, listener) {
+      const entry = { pattern, listener }
+      listeners.add(entry)
+      return () => listeners.delete(entry)
+    },
+    emit(type, input) {
+      const event = make(type, input)
+      deliver(event)
+      return event
+    },
+    async emitAndWait(type, input) {
+      const event = make(type, input)
+      await Promise.all(deliver(event))
+      return event
+    },
+  }
+}

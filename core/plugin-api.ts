@@ -1,0 +1,129 @@
+/**
+ * PUBLIC: the one module plugin authors build against (built-in plugins too).
+ * It is versioned by PLUGIN_API_VERSION; a plugin states the range it targets
+ * in `manifest.apiVersion` and is refused when the core does not satisfy it.
+ * See docs/plugins.md.
+ */
+import type { Static, TObject } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type Database from 'better-sqlite3'
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify'
+import type { AuthContext, RouteGuards } from './auth/context.js'
+import type { TtlCache } from './cache.js'
+import type { Errors } from './errors.js'
+import type { EventBus } from './events.js'
+import type { Hal } from './hal/registry.js'
+import type { Scheduler } from './scheduler.js'
+
+export const PLUGIN_API_VERSION = '1.0.0'
+
+export interface PluginManifest<C extends TObject = TObject> {
+  /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
+  name: string
+  version: string
+  /** Semver range of the plugin API this plugin targets, e.g. '^1.0.0'. */
+  apiVersion: string
+  description?: string
+  /** Plugins that must be loaded first. */
+  dependencies?: string[]
+  /** Capabilities every route of this plugin needs ('kind' or 'kind.flag'). */
+  requires?: string[]
+  /** Route prefix under /api/v1; default '/<name>'; '' mounts at /api/v1 itself. */
+  prefix?: string
+  /** Folder of numbered SQL migrations (001-init.sql, 002-...), applied once, in order. */
+  migrations?: string | URL
+  /** This plugin's config slice. A property may carry `env: 'HEARTH_X'` to name its variable. */
+  config?: C
+  /** Which API-key scopes reach this plugin's routes unless a route says otherwise. Default 'general'. */
+  scope?: RouteGuards['scope']
+}
+
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'unavailable' | 'disabled'
+  message?: string
+}
+
+export interface Secrets {
+  /** AES-256-GCM under the instance key kept in the data folder. */
+  encrypt(plaintext: string): string
+  decrypt(ciphertext: string): string
+}
+
+export interface CacheFactoryOptions {
+  ttlMs: number
+  /** Event patterns that clear the whole cache, e.g. ['driver.changed']. */
+  clearOn?: string[]
+  maxEntries?: number
+}
+
+/** The versioned object every plugin receives. */
+export interface HearthApi<C extends TObject = TObject> {
+  readonly version: string
+  readonly coreVersion: string
+  readonly plugin: string
+  /** The shared SQLite handle (WAL, foreign keys on); this plugin's migrations are applied. */
+  readonly db: Database.Database
+  /** This plugin's validated config slice. */
+  readonly config: Static<C>
+  readonly log: FastifyBaseLogger
+  readonly events: EventBus
+  readonly cron: Scheduler
+  readonly hal: Hal
+  readonly errors: Errors & { define(code: string, status: number, message: string): void }
+  readonly secrets: Secrets
+  readonly dataDir: string
+  /** Milliseconds since the epoch; injectable in tests. */
+  now(): number
+  cache<V>(opts: CacheFactoryOptions): TtlCache<V>
+  health: { register(component: string, check: () => HealthReport | Promise<HealthReport>): void }
+  /** Runs `fn` when the daemon closes, after in-flight requests finished. */
+  onClose(fn: () => Promise<void> | void): void
+}
+
+export type PluginInstance = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+export interface HearthPlugin<C extends TObject = TObject> {
+  manifest: PluginManifest<C>
+  register(app: PluginInstance, api: HearthApi<C>): Promise<void> | void
+}
+
+export function definePlugin<C extends TObject = TObject>(
+  manifest: PluginManifest<C>,
+  register: HearthPlugin<C>['register'],
+): HearthPlugin<C> {
+  return { manifest, register }
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteGuards {}
+  interface FastifyRequest {
+    /** Set on authenticated routes. */
+    auth: AuthContext
+    /** Value of X-Svc-Source, for records' `source`. */
+    svcSource: string | null
+  }
+}
+
+export type { AuthContext, RouteGuards } from './auth/context.js'
+export type { TtlCache } from './cache.js'
+export { HttpError } from './errors.js'
+export type { EventBus, HearthEvent } from './events.js'
+export type { Hal } from './hal/registry.js'
+export type { DriverModule, DriverContext, DriverInstance, ProbeResult } from './hal/driver.js'
+export { defineDriver } from './hal/driver.js'
+export type { CommandRunner, RunResult } from './hal/command.js'
+export { ToolMissingError } from './hal/command.js'
+export type { Scheduler, ScheduledJob } from './scheduler.js'
+export * from './schemas.js'

@@ -1,0 +1,53 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+
+/** Shared TypeBox pieces: the envelope, ids, timestamps and list paging. */
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' })
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 datetime' })
+export const Tier = Type.Union([Type.Literal('free'), Type.Literal('pro')])
+export type Tier = Static<typeof Tier>
+export const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('user')])
+export type Role = Static<typeof Role>
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const IdParams = Type.Object({ id: Uuid })
+export type IdParams = Static<typeof IdParams>
+
+export const MAX_LIMIT = 200
+export const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 20 })
+export const Offset = Type.Integer({ minimum: 0, default: 0 })
+export const PageQuery = Type.Object({ limit: Limit, offset: Offset })
+
+export const ListMeta = Type.Object({
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+})
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  },
+  { $id: 'ErrorResponse' },
+)
+
+/** Response schema of a single-record answer: `{ data }`. */
+export const Single = <T extends TSchema>(data: T) => Type.Object({ data })
+
+/** Response schema of a list answer: `{ data: [], meta, tier }`; the route returns `{ items, total }`. */
+export const ListOf = <T extends TSchema>(item: T) =>
+  Type.Object({ data: Type.Array(item), meta: ListMeta, tier: Tier })
+
+/** What a list route returns; the core shapes the envelope. */
+export interface Page<T> {
+  items: T[]
+  total: number
+}
+
+/** `{ ok: true }`-style acknowledgement for actions without a record to return. */
+export const Ack = Type.Object({ ok: Type.Boolean() })

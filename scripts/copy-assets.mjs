@@ -1,0 +1,15 @@
+// Copies the non-TypeScript files the compiled daemon reads at run time
+// (SQL migrations) from the source tree into dist/, beside their modules.
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+const roots = ['core', 'plugins', 'drivers']
+const walk = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (!statSync(path).isDirectory() || name === 'node_modules') continue
+    if (name === 'migrations') cpSync(path, join('dist', path), { recursive: true })
+    else walk(path)
+  }
+}
+for (const root of roots) if (existsSync(root)) walk(root)
