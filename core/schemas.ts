@@ -36,12 +36,20 @@ export const ErrorBody = Type.Object(
   { $id: 'ErrorResponse' },
 )
 
-/** Response schema of a single-record answer: `{ data }`. */
-export const Single = <T extends TSchema>(data: T) => Type.Object({ data })
+/**
+ * Routes declare what their handler returns; the core wraps both the payload
+ * and the response schema into the envelope (core/envelope.ts). So a route
+ * answering one record declares `response: { 200: Note }` (or `Single(Note)`,
+ * the same schema, for readability) and returns the note.
+ */
+export const Single = <T extends TSchema>(record: T): T => record
 
-/** Response schema of a list answer: `{ data: [], meta, tier }`; the route returns `{ items, total }`. */
-export const ListOf = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), meta: ListMeta, tier: Tier })
+/** What a list route (config `envelope: 'list'`) declares and returns: `{ items, total }`. */
+export const ListOf = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), total: Type.Integer() })
+
+/** The enveloped shapes on the wire, built by the core from the two above. */
+export const SingleEnvelope = <T extends TSchema>(data: T) => Type.Object({ data })
+export const ListEnvelope = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), meta: ListMeta, tier: Tier })
 
 /** What a list route returns; the core shapes the envelope. */
 export interface Page<T> {

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { createGuard } from './auth/guards.js'
+import { authRoutes } from './auth/routes/index.js'
+import { throttle } from './auth/throttle.js'
+import { type ConfigSources, collectSources, loadCoreConfig } from './config.js'
+import { closeDatabase } from './db/sqlite.js'
+import { installErrorHandling, wrapHandler } from './envelope.js'
+import { defineError, errors } from './errors.js'
+import type { CommandRunner } from './hal/command.js'
+import { registerOpenApi } from './openapi.js'
+import { PLUGIN_API_VERSION, type HearthApi, type HearthPlugin, type PluginInstance } from './plugin-api.js'
+import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
+import { healthRoutes } from './routes/health.js'
+import { ensureSecrets } from './secrets.js'
+import { createServices, type Services } from './services.js'
+import { installValidators } from './validation.js'
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+
+export interface BuildOptions {
+  /** Environment-like settings; default process.env. HEARTH_DATA_DIR selects the data folder. */
+  env?: ConfigSources
+  /** Built-in plugins; default every folder of plugins/. */
+  plugins?: HearthPlugin[]
+  /** Runs OS tools for the drivers; tests inject captured output. */
+  run?: CommandRunner
+  now?: () => number
+  logger?: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    hearth: Services & { plugins: LoadedPlugin[]; version: string }
+  }
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+/** The one composition root: used by main.ts and by every test. */
+export async function buildApp(options: BuildOptions = {}): Promise<FastifyInstance> {
+  const sources = ensureSecrets(collectSources(options.env ?? process.env))
+  const config = loadCoreConfig(sources)
+  const startedAt = Date.now()
+
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers["x-svc-user-id"]'],
+            serializers: {
+              // ?token= carries credentials for browsers' WebSocket upgrades.
+              req: (req) => ({ method: req.method, url: req.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]'), reqId: req.id }),
+            },
+          },
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    trustProxy: 'loopback',
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const services = createServices(config, sources, app.log, options)
+  app.decorate('hearth', { ...services, plugins: [] as LoadedPlugin[], version: VERSION })
+  app.decorateRequest('auth', null as never)
+  app.decorateRequest('svcSource', null)
+
+  installValidators(app)
+  installErrorHandling(app)
+  const defaultJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  // Action endpoints (archive, restore...) take no body; clients often still send the JSON header.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
+    body === '' ? done(null, undefined) : defaultJson(req, body as string, done),
+  )
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    reply.header('x-svc-version', VERSION)
+    reply.header('x-svc-tier', config.tier)
+    const source = request.headers['x-svc-source']
+    request.svcSource = typeof source === 'string' && source.length <= 64 ? source : null
+  })
+
+  await registerOpenApi(app, VERSION)
+
+  const guardDeps = { authenticate: services.authenticate, limiter: services.requestLimiter, hal: services.hal }
+  app.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as NonNullable<typeof route.config>
+    if (config.auth !== false) {
+      const guard = createGuard(guardDeps, config)
+      route.onRequest = [guard, ...(route.onRequest ? [route.onRequest].flat() : [])]
+    }
+    wrapHandler(route, () => config.tier ?? services.config.tier)
+  })
+
+  await app.register(
+    async (api) => {
+      const child = api as unknown as PluginInstance
+      await healthRoutes(child, { services, version: VERSION, startedAt })
+      await authRoutes(child, {
+        service: services.authService,
+        users: services.users,
+        apiKeys: services.apiKeys,
+        tokens: services.tokens,
+        version: VERSION,
+        throttled: (name) => throttle(services.publicLimiter, name),
+      })
+    },
+    { prefix: '/api/v1' },
+  )
+
+  const apiFor = (plugin: HearthPlugin, pluginConfig: unknown): HearthApi => ({
+    version: PLUGIN_API_VERSION,
+    coreVersion: VERSION,
+    plugin: plugin.manifest.name,
+    db: services.db,
+    config: pluginConfig as HearthApi['config'],
+    log: app.log.child({ plugin: plugin.manifest.name }),
+    events: services.events,
+    cron: services.scheduler,
+    hal: services.hal,
+    errors: { ...errors, define: defineError },
+    secrets: services.secrets,
+    dataDir: config.dataDir,
+    now: services.now,
+    cache: (opts) => services.cache(opts),
+    health: { register: (component, check) => services.health.set(component, check) },
+    onClose: (fn) => services.closers.push(fn),
+  })
+
+  const report = app.hearth.plugins
+  const builtins = options.plugins ?? (await discoverPlugins(new URL('../plugins/', import.meta.url).pathname)).map((d) => {
+    if (!d.plugin) throw new Error(`built-in plugin ${d.dir} failed: ${d.error}`)
+    return d.plugin
+  })
+  await loadPlugins(app, builtins, 'builtin', { sources, apiFor }, report)
+  for (const found of await discoverPlugins(config.pluginsDir)) {
+    if (found.plugin) continue
+    app.log.error({ plugin: found.dir }, `plugin ${found.dir} dropped: ${found.error}`)
+    report.push({ name: found.dir, version: '?', source: 'third-party', status: 'failed', reason: found.error })
+  }
+  const thirdParty = (await discoverPlugins(config.pluginsDir)).flatMap((f) => (f.plugin ? [f.plugin] : []))
+  await loadPlugins(app, thirdParty, 'third-party', { sources, apiFor }, report)
+
+  app.addHook('onClose', async () => {
+    await services.scheduler.stopAll()
+    for (const fn of [...services.closers].reverse()) {
+      try {
+        await fn()
+      } catch (err) {
+        app.log.error({ err }, 'close handler failed')
+      }
+    }
+    await services.hal.close()
+    closeDatabase(services.db)
+  })
+
+  await app.ready()
+  return app
+}

@@ -1,0 +1,80 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { Db } from '../db/sqlite.js'
+import type { KeyScope } from './context.js'
+import { sha256 } from './hash.js'
+
+export interface ApiKeyRow {
+  id: string
+  user_id: string
+  key_hash: string
+  key_prefix: string
+  scope: KeyScope
+  label: string | null
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+export const API_KEY_PATTERN = /^clk_[0-9a-f]{32}$/
+
+const LAST_USED_EVERY_MS = 60_000
+
+/** API keys `clk_<32 hex>`: only the SHA-256 is stored; the plaintext is returned once. */
+export function createApiKeys(db: Db) {
+  const insert = db.prepare(
+    'INSERT INTO api_keys (id, user_id, key_hash, key_prefix, scope, label, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
+  const byHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
+  const byId = db.prepare('SELECT * FROM api_keys WHERE id = ?')
+  const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?')
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+  // last_used_at is written at most once a minute per key: a busy agent must not turn reads into writes.
+  const touched = new Map<string, number>()
+
+  return {
+    create(userId: string, scope: KeyScope, label: string | null): { row: ApiKeyRow; key: string } {
+      const key = `clk_${randomBytes(16).toString('hex')}`
+      const id = randomUUID()
+      insert.run(id, userId, sha256(key), key.slice(0, 12), scope, label, new Date().toISOString())
+      return { row: byId.get(id) as ApiKeyRow, key }
+    },
+    lookup(key: string): ApiKeyRow | undefined {
+      if (!API_KEY_PATTERN.test(key)) return undefined
+      const row = byHash.get(sha256(key)) as ApiKeyRow | undefined
+      if (row) {
+        const now = Date.now()
+        if ((touched.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
+          touched.set(row.id, now)
+          touch.run(new Date(now).toISOString(), row.id)
+        }
+      }
+      return row
+    },
+    get: (id: string) => byId.get(id) as ApiKeyRow | undefined,
+    list(filter: { userId?: string; scope?: KeyScope; includeRevoked?: boolean }): ApiKeyRow[] {
+      const where: string[] = []
+      const values: unknown[] = []
+      if (filter.userId) where.push('user_id = ?') && values.push(filter.userId)
+      if (filter.scope) where.push('scope = ?') && values.push(filter.scope)
+      if (!filter.includeRevoked) where.push('revoked_at IS NULL')
+      const sql = `SELECT * FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC`
+      return db.prepare(sql).all(...values) as ApiKeyRow[]
+    },
+    revoke: (id: string) => revoke.run(new Date().toISOString(), id).changes > 0,
+  }
+}
+export type ApiKeys = ReturnType<typeof createApiKeys>
+
+/** The key as the API shows it: never the hash. */
+export function publicKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    key_prefix: row.key_prefix,
+    scope: row.scope,
+    label: row.label,
+    user_id: row.user_id,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  }
+}

@@ -1,0 +1,80 @@
+import { timingSafeEqual } from 'node:crypto'
+import { HttpError } from '../errors.js'
+import type { Tier } from '../schemas.js'
+import type { ApiKeys } from './api-keys.js'
+import type { AuthContext } from './context.js'
+import { sha256 } from './hash.js'
+import type { Tokens } from './tokens.js'
+import type { UserRow, Users } from './users.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export interface CallerHeaders {
+  authorization?: string | undefined
+  'x-svc-user-id'?: string | string[] | undefined
+}
+
+/** The bearer token from `Authorization: Bearer <token>`, or null. */
+export function bearer(header: string | undefined): string | null {
+  if (!header || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return null
+  const token = header.slice(7).trim()
+  return token || null
+}
+
+/**
+ * Resolves a token to the caller, in the spec's detection order:
+ * system token, then `clk_` API key, then JWT. Throws 401 UNAUTHORIZED for
+ * anything else, 400 USER_CONTEXT_REQUIRED is left to the guard (only routes
+ * that need a user ask for one).
+ */
+export function createAuthenticator(deps: { systemToken: string; users: Users; apiKeys: ApiKeys; tokens: Tokens }) {
+  const systemDigest = Buffer.from(sha256(deps.systemToken), 'hex')
+  const isSystemToken = (token: string) => timingSafeEqual(Buffer.from(sha256(token), 'hex'), systemDigest)
+
+  const context = (via: AuthContext['via'], user: UserRow | undefined, extra: Partial<AuthContext> = {}): AuthContext => ({
+    via,
+    userId: user?.id ?? null,
+    email: user?.email ?? null,
+    role: user?.role ?? 'owner',
+    tier: user ? deps.users.tierOf(user) : (deps.users.tierOf({ tier: null } as UserRow) as Tier),
+    ...extra,
+  })
+
+  /** Impersonation target from X-Svc-User-Id, the sole user, or nothing (multi-user without header). */
+  const impersonated = (headerValue: CallerHeaders['x-svc-user-id'], fallback: UserRow | undefined): UserRow | undefined => {
+    const raw = Array.isArray(headerValue) ? headerValue[0] : headerValue
+    if (raw) {
+      if (!UUID.test(raw)) throw new HttpError('VALIDATION_ERROR', 'X-Svc-User-Id must be a UUID', { field: 'X-Svc-User-Id', constraint: 'format' })
+      const user = deps.users.get(raw)
+      if (!user || user.disabled) throw new HttpError('NOT_FOUND', 'User named by X-Svc-User-Id not found')
+      return user
+    }
+    return deps.users.mode() === 'multi_user' ? undefined : fallback
+  }
+
+  return async function authenticate(headers: CallerHeaders): Promise<AuthContext> {
+    const token = bearer(headers.authorization)
+    if (!token) throw new HttpError('UNAUTHORIZED')
+
+    if (isSystemToken(token)) {
+      const user = impersonated(headers['x-svc-user-id'], deps.users.soleUser())
+      // The system token keeps owner rights whoever it acts for.
+      return { ...context('system_token', user), role: 'owner' }
+    }
+
+    if (token.startsWith('clk_')) {
+      const key = deps.apiKeys.lookup(token)
+      const owner = key && deps.users.get(key.user_id)
+      if (!key || !owner || owner.disabled) throw new HttpError('UNAUTHORIZED')
+      const acting = key.scope === 'agent' ? owner : impersonated(headers['x-svc-user-id'], owner)
+      return context('api_key', acting, { scope: key.scope, keyId: key.id })
+    }
+
+    const claims = await deps.tokens.verifyAccess(token)
+    const user = claims && deps.users.get(claims.sub)
+    // Tokens issued before the last password change or reset are no longer honoured.
+    if (!claims || !user || user.disabled || claims.iat < user.password_changed_at) throw new HttpError('UNAUTHORIZED')
+    return context('jwt', user)
+  }
+}
+export type Authenticate = ReturnType<typeof createAuthenticator>

@@ -1,0 +1,68 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { HttpError } from '../errors.js'
+import type { Hal } from '../hal/registry.js'
+import type { Limiter } from '../rate-limit.js'
+import type { Authenticate } from './authenticate.js'
+import type { AuthContext, RouteGuards } from './context.js'
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** Whether an API key's scope reaches a route of the given scope (decisions.md, Scopes). */
+export function scopeAllows(auth: AuthContext, routeScope: NonNullable<RouteGuards['scope']>, method: string): boolean {
+  if (auth.via !== 'api_key') return true
+  switch (routeScope) {
+    case 'records':
+      return true
+    case 'admin':
+      return auth.scope === 'system'
+    default:
+      return auth.scope === 'system' || (auth.scope === 'agent' && READ_METHODS.has(method))
+  }
+}
+
+export function roleAllows(auth: AuthContext, needed: RouteGuards['role']): boolean {
+  if (!needed) return true
+  if (auth.via === 'system_token') return true
+  return needed === 'owner' ? auth.role === 'owner' : auth.role === 'owner' || auth.role === 'admin'
+}
+
+/** Checks capabilities: no driver of the kind → 503; the active driver lacks the flag → 422. */
+export function checkRequirements(hal: Hal, requires: readonly string[] | undefined): void {
+  for (const capability of requires ?? []) {
+    if (hal.has(capability)) continue
+    const kind = capability.split('.')[0] as string
+    if (!hal.active(kind)) throw new HttpError('SERVICE_UNAVAILABLE', `No ${kind} driver is available`)
+    const driver = hal.active(kind)?.name
+    throw new HttpError('UNPROCESSABLE', `The ${kind} driver '${driver}' does not support ${capability}`, { capability, driver })
+  }
+}
+
+/**
+ * Builds the onRequest guard of one route from its declared config, once at
+ * route registration: authentication, per-token rate limit, user context,
+ * scope, role, tier and capabilities, in that order.
+ */
+export function createGuard(deps: {
+  authenticate: Authenticate
+  limiter: Limiter
+  hal: Hal
+}, guards: RouteGuards): onRequestAsyncHookHandler {
+  const scope = guards.scope ?? 'general'
+  const needsUser = guards.userContext !== false
+  return async function guard(request: FastifyRequest, reply: FastifyReply) {
+    const auth = await deps.authenticate(request.headers)
+    request.auth = auth
+    reply.header('x-svc-tier', auth.tier)
+
+    const budget = deps.limiter.hit(auth.keyId ?? `${auth.via}:${auth.userId ?? '-'}`)
+    if (!budget.allowed) throw new HttpError('RATE_LIMITED', undefined, undefined, { 'retry-after': String(budget.retryAfterS) })
+
+    if (needsUser && !auth.userId) throw new HttpError('USER_CONTEXT_REQUIRED')
+    if (!scopeAllows(auth, scope, request.method)) {
+      throw new HttpError('INSUFFICIENT_SCOPE', `API key scope '${auth.scope}' does not allow this request`, { scope: auth.scope })
+    }
+    if (!roleAllows(auth, guards.role)) throw new HttpError('FORBIDDEN')
+    if (guards.tier === 'pro' && auth.tier !== 'pro') throw new HttpError('FEATURE_NOT_AVAILABLE')
+    checkRequirements(deps.hal, guards.requires)
+  }
+}

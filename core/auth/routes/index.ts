@@ -1,0 +1,26 @@
+import type { onRequestAsyncHookHandler } from 'fastify'
+import type { PluginInstance } from '../../plugin-api.js'
+import type { ApiKeys } from '../api-keys.js'
+import type { AuthService } from '../service.js'
+import type { Tokens } from '../tokens.js'
+import type { Users } from '../users.js'
+import { adminUserRoutes } from './admin-users.js'
+import { apiKeyRoutes } from './api-keys.js'
+import { recoveryRoutes } from './recovery.js'
+import { sessionRoutes } from './session.js'
+
+export interface AuthRoutesOptions {
+  service: AuthService
+  users: Users
+  apiKeys: ApiKeys
+  tokens: Tokens
+  version: string
+  throttled: (name: string) => onRequestAsyncHookHandler
+}
+
+export async function authRoutes(app: PluginInstance, opts: AuthRoutesOptions) {
+  await sessionRoutes(app, opts)
+  await recoveryRoutes(app, opts)
+  await apiKeyRoutes(app, opts)
+  await adminUserRoutes(app, opts)
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Db } from '../db/sqlite.js'
+import { HttpError } from '../errors.js'
+import type { Limiter } from '../rate-limit.js'
+import type { Role } from '../schemas.js'
+import { randomToken, sha256 } from './hash.js'
+import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js'
+import type { Tokens } from './tokens.js'
+import type { UserRow, Users } from './users.js'
+
+const INVITE_TTL_S = 7 * 24 * 3600
+const RESET_TTL_S = 3600
+
+export interface AuthServiceDeps {
+  db: Db
+  users: Users
+  tokens: Tokens
+  log: FastifyBaseLogger
+  /** Failed logins per client address and per account. */
+  loginFailures: Limiter
+  /** Sends a password-reset token; resolves false when no mailer is configured. */
+  deliverReset: (email: string, token: string) => Promise<boolean>
+}
+
+/** Users' sessions: setup, login, refresh, invitations and password recovery. */
+export function createAuthService(deps: AuthServiceDeps) {
+  const { db, users, tokens } = deps
+  const nowS = () => Math.floor(Date.now() / 1000)
+
+  const session = async (user: UserRow) => ({ ...(await tokens.issue(user)), user: users.toPublic(user) })
+
+  const insertInvite = db.prepare(
+    'INSERT INTO invitations (id, token_hash, email, role, invited_by, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
+  const findInvite = db.prepare('SELECT * FROM invitations WHERE token_hash = ? AND used_at IS NULL AND expires_at >= ?')
+  const useInvite = db.prepare('UPDATE invitations SET used_at = ? WHERE id = ? AND used_at IS NULL')
+  const insertReset = db.prepare('INSERT INTO password_resets (id, user_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?)')
+  const findReset = db.prepare('SELECT * FROM password_resets WHERE token_hash = ? AND used_at IS NULL AND expires_at >= ?')
+  const useReset = db.prepare('UPDATE password_resets SET used_at = ? WHERE id = ? AND used_at IS NULL')
+
+  const ensureEmailFree = (email: string) => {
+    if (users.byEmail(email)) throw new HttpError('CONFLICT', 'A user with this email already exists', { field: 'email' })
+  }
+
+  return {
+    async setup(input: { email: string; password: string; name?: string }) {
+      if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
+      const user = users.create({ email: input.email, name: input.name ?? null, passwordHash: await hashPassword(input.password), role: 'owner' })
+      return session(user)
+    },
+
+    async login(input: { email: string; password: string }, client: string) {
+      const accountKey = `acct:${input.email.toLowerCase()}`
+      for (const key of [`ip:${client}`, accountKey]) {
+        const state = deps.loginFailures.blocked(key)
+        if (state.blocked) throw new HttpError('RATE_LIMITED', 'Too many failed logins; try again later', undefined, { 'retry-after': String(state.retryAfterS) })
+      }
+      const user = users.byEmail(input.email)
+      const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH)
+      if (!user || !ok || user.disabled) {
+        deps.loginFailures.hit(`ip:${client}`)
+        deps.loginFailures.hit(accountKey)
+        throw new HttpError('UNAUTHORIZED', 'Invalid email or password')
+      }
+      deps.loginFailures.reset(accountKey)
+      return session(user)
+    },
+
+    async refresh(refreshToken: string) {
+      const outcome = tokens.consumeRefresh(refreshToken)
+      if (!outcome.ok) {
+        if (outcome.reason === 'reused') deps.log.warn('refresh token reuse detected: token family revoked')
+        throw new HttpError('UNAUTHORIZED', 'Invalid or expired refresh token')
+      }
+      const user = users.get(outcome.userId)
+      if (!user || user.disabled) throw new HttpError('UNAUTHORIZED', 'Invalid or expired refresh token')
+      const pair = await tokens.issue(user, outcome.familyId)
+      return { ...pair, user: users.toPublic(user) }
+    },
+
+    logout(refreshToken: string) {
+      tokens.revoke(refreshToken)
+    },
+
+    async changePassword(userId: string, current: string, next: string) {
+      const user = users.get(userId)
+      if (!user || !(await verifyPassword(current, user.password_hash))) {
+        throw new HttpError('VALIDATION_ERROR', 'Current password is wrong', { field: 'current_password', constraint: 'match' })
+      }
+      users.setPassword(userId, await hashPassword(next))
+      tokens.revokeAllForUser(userId)
+      return session(users.get(userId) as UserRow)
+    },
+
+    invite(input: { email: string; role: Exclude<Role, 'owner'> }, invitedBy: string | null) {
+      ensureEmailFree(input.email)
+      const token = randomToken('hin_')
+      const expires = nowS() + INVITE_TTL_S
+      insertInvite.run(randomUUID(), sha256(token), input.email, input.role, invitedBy, expires, new Date().toISOString())
+      return { token, email: input.email, role: input.role, expires_at: new Date(expires * 1000).toISOString() }
+    },
+
+    async register(input: { token: string; password: string; name?: string }) {
+      const invite = findInvite.get(sha256(input.token), nowS()) as { id: string; email: string; role: Role } | undefined
+      if (!invite) throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
+      ensureEmailFree(invite.email)
+      const passwordHash = await hashPassword(input.password)
+      const user = db.transaction(() => {
+        if (useInvite.run(nowS(), invite.id).changes === 0) throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
+        return users.create({ email: invite.email, name: input.name ?? null, passwordHash, role: invite.role })
+      })()
+      return session(user)
+    },
+
+    /** Creates a reset token for the account; null when no such active account exists. */
+    createResetToken(email: string): { token: string; expires_at: string } | null {
+      const user = users.byEmail(email)
+      if (!user || user.disabled) return null
+      const token = randomToken('hpr_')
+      const expires = nowS() + RESET_TTL_S
+      insertReset.run(randomUUID(), user.id, sha256(token), expires, nowS())
+      return { token, expires_at: new Date(expires * 1000).toISOString() }
+    },
+
+    async forgotPassword(email: string) {
+      const reset = this.createResetToken(email)
+      if (!reset) return
+      const sent = await deps.deliverReset(email, reset.token).catch((err) => {
+        deps.log.warn({ err: (err as Error).message }, 'password-reset mail failed')
+        return false
+      })
+      if (!sent) deps.log.info('password reset requested; no mailer configured: use `hearth users reset-token <email>`')
+    },
+
+    async resetPassword(token: string, newPassword: string) {
+      const reset = findReset.get(sha256(token), nowS()) as { id: string; user_id: string } | undefined
+      if (!reset) throw new HttpError('VALIDATION_ERROR', 'Reset token is invalid or expired', { field: 'token', constraint: 'valid' })
+      const passwordHash = await hashPassword(newPassword)
+      db.transaction(() => {
+        useReset.run(nowS(), reset.id)
+        users.setPassword(reset.user_id, passwordHash)
+        tokens.revokeAllForUser(reset.user_id)
+      })()
+    },
+  }
+}
+export type AuthService = ReturnType<typeof createAuthService>

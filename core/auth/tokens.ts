@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto'
+import { jwtVerify, SignJWT } from 'jose'
+import type { Db } from '../db/sqlite.js'
+import type { Role } from '../schemas.js'
+import { randomToken, sha256 } from './hash.js'
+
+export const ACCESS_TTL_S = 24 * 3600
+export const REFRESH_TTL_S = 30 * 24 * 3600
+
+export interface AccessClaims {
+  sub: string
+  email: string
+  role: Role
+  iat: number
+  exp: number
+}
+
+export interface TokenPair {
+  accessToken: string
+  refreshToken: string
+}
+
+export type RefreshOutcome =
+  | { ok: true; userId: string; familyId: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' }
+
+/**
+ * Access tokens are HS256 JWTs; refresh tokens are opaque random strings
+ * stored as SHA-256 hashes, grouped in families so that presenting an
+ * already-rotated token revokes the whole family (reuse detection).
+ */
+export function createTokens(db: Db, secret: string) {
+  const key = new TextEncoder().encode(secret)
+  const insert = db.prepare(
+    'INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  )
+  const find = db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?')
+  const markUsed = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE id = ? AND used_at IS NULL')
+  const revokeFamily = db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL')
+  const revokeUser = db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL')
+  const purge = db.prepare('DELETE FROM refresh_tokens WHERE expires_at < ?')
+
+  const nowS = () => Math.floor(Date.now() / 1000)
+
+  const issueRefresh = (userId: string, familyId: string): string => {
+    const token = randomToken('hrt_')
+    insert.run(randomUUID(), userId, familyId, sha256(token), nowS() + REFRESH_TTL_S, nowS())
+    return token
+  }
+
+  const signAccess = (user: { id: string; email: string; role: Role }) =>
+    new SignJWT({ email: user.email, role: user.role })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuedAt()
+      .setExpirationTime(nowS() + ACCESS_TTL_S)
+      .sign(key)
+
+  return {
+    async issue(user: { id: string; email: string; role: Role }, familyId: string = randomUUID()): Promise<TokenPair> {
+      return { accessToken: await signAccess(user), refreshToken: issueRefresh(user.id, familyId) }
+    },
+    async verifyAccess(token: string): Promise<AccessClaims | null> {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] })
+        if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null
+        return payload as unknown as AccessClaims
+      } catch {
+        return null
+      }
+    },
+    /** Consumes a refresh token: valid once; a second use revokes its family. */
+    consumeRefresh(token: string): RefreshOutcome {
+      const row = find.get(sha256(token)) as
+        | { id: string; user_id: string; family_id: string; expires_at: number; used_at: number | null; revoked_at: number | null }
+        | undefined
+      if (!row) return { ok: false, reason: 'unknown' }
+      if (row.revoked_at) return { ok: false, reason: 'revoked' }
+      if (row.used_at) {
+        revokeFamily.run(nowS(), row.family_id)
+        return { ok: false, reason: 'reused' }
+      }
+      if (row.expires_at < nowS()) return { ok: false, reason: 'expired' }
+      if (markUsed.run(nowS(), row.id).changes === 0) {
+        revokeFamily.run(nowS(), row.family_id)
+        return { ok: false, reason: 'reused' }
+      }
+      return { ok: true, userId: row.user_id, familyId: row.family_id }
+    },
+    /** Logout: the token's family stops working. */
+    revoke(token: string): boolean {
+      const row = find.get(sha256(token)) as { family_id: string } | undefined
+      if (!row) return false
+      revokeFamily.run(nowS(), row.family_id)
+      return true
+    },
+    revokeAllForUser(userId: string): void {
+      revokeUser.run(nowS(), userId)
+    },
+    purgeExpired(): void {
+      purge.run(nowS())
+    },
+  }
+}
+export type Tokens = ReturnType<typeof createTokens>

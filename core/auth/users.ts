@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto'
+import type { Db } from '../db/sqlite.js'
+import type { Role, Tier } from '../schemas.js'
+
+export interface UserRow {
+  id: string
+  email: string
+  name: string | null
+  password_hash: string
+  role: Role
+  tier: Tier | null
+  disabled: number
+  password_changed_at: number
+  created_at: string
+  updated_at: string
+}
+
+/** A user as the API returns it: never the password hash. */
+export interface PublicUser {
+  id: string
+  email: string
+  name: string | null
+  role: Role
+  tier: Tier
+  disabled: boolean
+  created_at: string
+  updated_at: string
+}
+
+export type AuthMode = 'setup' | 'single_user' | 'multi_user'
+
+export function createUsers(db: Db, instanceTier: Tier) {
+  const byId = db.prepare('SELECT * FROM users WHERE id = ?')
+  const byEmail = db.prepare('SELECT * FROM users WHERE email = ?')
+  const insert = db.prepare(
+    `INSERT INTO users (id, email, name, password_hash, role, tier, disabled, password_changed_at, created_at, updated_at)
+     VALUES (@id, @email, @name, @password_hash, @role, NULL, 0, @password_changed_at, @created_at, @updated_at)`,
+  )
+  const countAll = db.prepare('SELECT COUNT(*) AS n FROM users')
+  const firstUser = db.prepare('SELECT * FROM users ORDER BY created_at LIMIT 1')
+  const listAll = db.prepare('SELECT * FROM users ORDER BY created_at')
+  const setPassword = db.prepare('UPDATE users SET password_hash = ?, password_changed_at = ?, updated_at = ? WHERE id = ?')
+  const countOwners = db.prepare("SELECT COUNT(*) AS n FROM users WHERE role = 'owner' AND disabled = 0")
+
+  // The mode is read on every system-token request; the count only changes through this module.
+  let count = (countAll.get() as { n: number }).n
+
+  const tierOf = (u: UserRow): Tier => u.tier ?? instanceTier
+
+  return {
+    get: (id: string) => byId.get(id) as UserRow | undefined,
+    byEmail: (email: string) => byEmail.get(email) as UserRow | undefined,
+    count: () => count,
+    mode(): AuthMode {
+      return count === 0 ? 'setup' : count === 1 ? 'single_user' : 'multi_user'
+    },
+    /** The only user in single-user mode. */
+    soleUser: () => (count === 1 ? (firstUser.get() as UserRow) : undefined),
+    list: () => listAll.all() as UserRow[],
+    tierOf,
+    toPublic(u: UserRow): PublicUser {
+      return {
+        id: u.id,
+        email: u.email,
+        name: u.name,
+        role: u.role,
+        tier: tierOf(u),
+        disabled: u.disabled === 1,
+        created_at: u.created_at,
+        updated_at: u.updated_at,
+      }
+    },
+    create(input: { email: string; name?: string | null; passwordHash: string; role: Role }): UserRow {
+      const now = new Date().toISOString()
+      const row = {
+        id: randomUUID(),
+        email: input.email.trim(),
+        name: input.name ?? null,
+        password_hash: input.passwordHash,
+        role: input.role,
+        // Seconds, matching JWT iat: tokens issued before a password change stop working.
+        password_changed_at: Math.floor(Date.now() / 1000),
+        created_at: now,
+        updated_at: now,
+      }
+      insert.run(row)
+      count++
+      return byId.get(row.id) as UserRow
+    },
+    setPassword(id: string, passwordHash: string): void {
+      setPassword.run(passwordHash, Math.floor(Date.now() / 1000), new Date().toISOString(), id)
+    },
+    update(id: string, patch: { role?: Role; tier?: Tier | null; disabled?: boolean; name?: string | null }): UserRow {
+      const sets: string[] = []
+      const values: unknown[] = []
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === undefined) continue
+        sets.push(`${k} = ?`)
+        values.push(k === 'disabled' ? (v ? 1 : 0) : v)
+      }
+      if (sets.length) db.prepare(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, new Date().toISOString(), id)
+      return byId.get(id) as UserRow
+    },
+    activeOwners: () => (countOwners.get() as { n: number }).n,
+  }
+}
+export type Users = ReturnType<typeof createUsers>

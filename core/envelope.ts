@@ -1,0 +1,123 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
+import { HttpError } from './errors.js'
+import type { TSchema } from '@sinclair/typebox'
+import { ErrorBody, ListEnvelope, type Page, SingleEnvelope, type Tier } from './schemas.js'
+
+type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } }
+
+const CONSTRAINTS: Record<string, string> = {
+  additionalProperties: 'unknown',
+  const: 'enum',
+  anyOf: 'enum',
+  enum: 'enum',
+}
+
+/** Turns the first schema failure into `{ field, constraint }` (field as a dotted path). */
+export function validationDetails(v: FastifySchemaValidationError): { field: string; constraint: string } {
+  const path = v.instancePath.split('/').filter(Boolean)
+  const params = v.params as Record<string, unknown>
+  if (v.keyword === 'required') path.push(String(params.missingProperty))
+  if (v.keyword === 'additionalProperties') path.push(String(params.additionalProperty))
+  return { field: path.join('.') || '(root)', constraint: CONSTRAINTS[v.keyword] ?? v.keyword }
+}
+
+function describe(field: string, constraint: string, raw: string | undefined): string {
+  if (constraint === 'required') return `${field} is required`
+  if (constraint === 'unknown') return `${field} is not an accepted field`
+  return `${field} ${raw ?? `fails ${constraint}`}`
+}
+
+const TRANSPORT: Record<string, { code: string; message?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Request body is empty' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Malformed JSON body' },
+}
+
+const BY_STATUS: Record<number, string> = { 400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE' }
+
+/** Maps anything thrown into an HttpError; unknown failures become a bare 500. */
+export function toHttpError(err: FastifyError | Error): HttpError {
+  if (err instanceof HttpError) return err
+  const fe = err as FastifyError
+  if (fe.validation?.length) {
+    const first = fe.validation[0] as FastifySchemaValidationError
+    const details = validationDetails(first)
+    const code = fe.validationContext === 'querystring' ? 'INVALID_QUERY' : 'VALIDATION_ERROR'
+    return new HttpError(code, describe(details.field, details.constraint, first.message), details)
+  }
+  const transport = fe.code ? TRANSPORT[fe.code] : undefined
+  if (transport) return new HttpError(transport.code, transport.message)
+  if (err instanceof SyntaxError && fe.statusCode === 400) return new HttpError('VALIDATION_ERROR', 'Malformed JSON body')
+  const status = fe.statusCode ?? 500
+  if (status >= 400 && status < 500) return new HttpError(BY_STATUS[status] ?? 'VALIDATION_ERROR', fe.message)
+  if (status === 503) return new HttpError('SERVICE_UNAVAILABLE')
+  return new HttpError('INTERNAL_ERROR')
+}
+
+export function errorBody(e: HttpError): ErrorBody {
+  return { error: e.details ? { code: e.code, message: e.message, details: e.details } : { code: e.code, message: e.message } }
+}
+
+/** The one error handler and the 404 handler, both in the envelope. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const e = toHttpError(err)
+    if (e.statusCode >= 500) request.log.error({ err, reqId: request.id }, 'request failed')
+    else request.log.debug({ code: e.code, reqId: request.id }, e.message)
+    if (e.headers) reply.headers(e.headers)
+    reply.code(e.statusCode).type('application/json').send(errorBody(e))
+  })
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody(new HttpError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)))
+  })
+}
+
+/**
+ * Wraps a route's handler so the route returns its record and the core
+ * shapes the envelope: `{data}`, or `{data, meta, tier}` for lists.
+ * A handler that sends the reply itself (files, redirects) is left alone.
+ */
+// Fastify derives HEAD routes from GET routes after onRoute ran: never wrap twice.
+const wrapped = new WeakSet<object>()
+
+export function wrapHandler(route: RouteOptions, defaultTier: () => Tier): void {
+  const mode = route.config?.envelope ?? 'single'
+  wrapResponseSchemas(route, mode)
+  if (mode === 'none' || wrapped.has(route.handler)) return
+  const handler = route.handler
+  route.handler = async function enveloped(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const result = await handler.call(this, request, reply)
+    if (result === reply || reply.sent) return reply
+    if (result === undefined) return reply.code(204).send()
+    if (mode === 'list') {
+      const page = result as Page<unknown>
+      const q = (request.query ?? {}) as { limit?: number; offset?: number }
+      return {
+        data: page.items,
+        meta: { total: page.total, limit: q.limit ?? page.items.length, offset: q.offset ?? 0 },
+        tier: request.auth?.tier ?? defaultTier(),
+      }
+    }
+    return { data: result }
+  }
+  wrapped.add(route.handler)
+}
+
+/** Rewrites the declared 2xx schemas into their enveloped form, and documents the error envelope. */
+function wrapResponseSchemas(route: RouteOptions, mode: 'single' | 'list' | 'none'): void {
+  const schema = route.schema as { response?: Record<string, TSchema>; hide?: boolean } | undefined
+  if (!schema || (schema.response && wrapped.has(schema.response))) return
+  const response: Record<string, TSchema> = {}
+  for (const [status, declared] of Object.entries(schema.response ?? {})) {
+    if (mode === 'none' || declared.$id === ErrorBody.$id) response[status] = declared
+    else if (mode === 'list') response[status] = ListEnvelope(declared.properties?.items?.items ?? declared)
+    else response[status] = SingleEnvelope(declared)
+  }
+  response['4XX'] ??= ErrorBody
+  response['5XX'] ??= ErrorBody
+  wrapped.add(response)
+  route.schema = { ...schema, response }
+}

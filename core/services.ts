@@ -1,0 +1,86 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type Database from 'better-sqlite3'
+import { createApiKeys } from './auth/api-keys.js'
+import { createAuthenticator } from './auth/authenticate.js'
+import { createAuthService } from './auth/service.js'
+import { createTokens } from './auth/tokens.js'
+import { createUsers } from './auth/users.js'
+import { type CacheOptions, createCache, type TtlCache } from './cache.js'
+import type { ConfigSources, CoreConfig } from './config.js'
+import { migrate, readMigrations } from './db/migrate.js'
+import { backupDatabase, databasePath, openDatabase } from './db/sqlite.js'
+import { createEventBus, type EventBus } from './events.js'
+import { type CommandRunner, runCommand } from './hal/command.js'
+import { createHal } from './hal/registry.js'
+import type { HealthReport } from './plugin-api.js'
+import { createLimiter } from './rate-limit.js'
+import { createScheduler } from './scheduler.js'
+import { createSecretBox } from './secrets.js'
+
+export interface ServiceOptions {
+  run?: CommandRunner
+  now?: () => number
+}
+
+const FIFTEEN_MINUTES = 15 * 60_000
+
+/** Every domain-free service of the daemon, created once per app. */
+export function createServices(config: CoreConfig, sources: ConfigSources, log: FastifyBaseLogger, opts: ServiceOptions) {
+  const now = opts.now ?? Date.now
+  const db: Database.Database = openDatabase(databasePath(config.dataDir))
+  migrate(db, 'core', readMigrations(new URL('./auth/migrations/', import.meta.url)))
+
+  const events: EventBus = createEventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'))
+  const scheduler = createScheduler(log)
+  const hal = createHal({ events, log, dataDir: config.dataDir, run: opts.run ?? runCommand, now })
+  const users = createUsers(db, config.tier)
+  const apiKeys = createApiKeys(db)
+  const tokens = createTokens(db, config.jwtSecret)
+  const authenticate = createAuthenticator({ systemToken: config.systemToken, users, apiKeys, tokens })
+  const authService = createAuthService({
+    db,
+    users,
+    tokens,
+    log,
+    loginFailures: createLimiter({ max: config.loginFailLimit, windowMs: FIFTEEN_MINUTES, now }),
+    deliverReset: async (email, token) => {
+      if (!config.mailerUrl) return false
+      const res = await fetch(config.mailerUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ to: email, subject: 'Hearth password reset', text: `Your password reset token: ${token}` }),
+        signal: AbortSignal.timeout(10_000),
+      })
+      return res.ok
+    },
+  })
+  const health = new Map<string, () => HealthReport | Promise<HealthReport>>()
+  const closers: Array<() => Promise<void> | void> = []
+
+  return {
+    config,
+    sources,
+    db,
+    events,
+    scheduler,
+    hal,
+    users,
+    apiKeys,
+    tokens,
+    authenticate,
+    authService,
+    secrets: createSecretBox(config.encryptionKey),
+    requestLimiter: createLimiter({ max: config.rateLimit, windowMs: 60_000, now }),
+    publicLimiter: createLimiter({ max: 30, windowMs: FIFTEEN_MINUTES, now }),
+    health,
+    closers,
+    now,
+    cache<V>(options: CacheOptions & { clearOn?: string[] }): TtlCache<V> {
+      const cache = createCache<V>({ now, ...options })
+      for (const pattern of options.clearOn ?? []) events.on(pattern, () => cache.clear())
+      return cache
+    },
+    backup: (destination: string) => backupDatabase(db, destination),
+  }
+}
+export type Services = ReturnType<typeof createServices>
