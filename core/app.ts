@@ -138,10 +138,12 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   })
 
   const report = app.hearth.plugins
-  const builtins = options.plugins ?? (await discoverPlugins(new URL('../plugins/', import.meta.url).pathname)).map((d) => {
-    if (!d.plugin) throw new Error(`built-in plugin ${d.dir} failed: ${d.error}`)
-    return d.plugin
-  })
+  const builtins =
+    options.plugins ??
+    (await discoverPlugins(new URL('../plugins/', import.meta.url).pathname)).map((d) => {
+      if (!d.plugin) throw new Error(`built-in plugin ${d.dir} failed: ${d.error}`)
+      return d.plugin
+    })
   await loadPlugins(app, builtins, 'builtin', { sources, apiFor }, report)
   for (const found of await discoverPlugins(config.pluginsDir)) {
     if (found.plugin) continue

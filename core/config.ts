@@ -19,10 +19,7 @@ export const CoreConfig = Type.Object({
   jwtSecret: env('HEARTH_JWT_SECRET', Type.String({ minLength: 32 })),
   encryptionKey: env('HEARTH_ENCRYPTION_KEY', Type.String({ pattern: '^[0-9a-f]{64}$' })),
   tier: env('HEARTH_TIER', Type.Union([Type.Literal('free'), Type.Literal('pro')])),
-  logLevel: env(
-    'HEARTH_LOG_LEVEL',
-    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
-  ),
+  logLevel: env('HEARTH_LOG_LEVEL', Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   pluginsDir: env('HEARTH_PLUGINS_DIR', Type.String()),
   bodyLimit: env('HEARTH_BODY_LIMIT', Type.Integer({ minimum: 1024 })),
   /** Requests per minute per token (or per client without one). */
@@ -77,7 +74,11 @@ function coerce(schema: TSchema, raw: string): unknown {
   const kind = schema.type
   if (kind === 'integer' || kind === 'number') return raw.trim() === '' ? raw : Number(raw)
   if (kind === 'boolean') return raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw
-  if (kind === 'array') return raw.split(',').map((s) => s.trim()).filter(Boolean)
+  if (kind === 'array')
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
   return raw
 }
 

@@ -4,7 +4,7 @@ import { HttpError } from './errors.js'
 import type { TSchema } from '@sinclair/typebox'
 import { ErrorBody, ListEnvelope, type Page, SingleEnvelope, type Tier } from './schemas.js'
 
-type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } }
+type ErrorPayload = { error: { code: string; message: string; details?: Record<string, unknown> } }
 
 const CONSTRAINTS: Record<string, string> = {
   additionalProperties: 'unknown',
@@ -36,7 +36,17 @@ const TRANSPORT: Record<string, { code: string; message?: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Malformed JSON body' },
 }
 
-const BY_STATUS: Record<number, string> = { 400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE' }
+const BY_STATUS: Record<number, string> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
+}
 
 /** Maps anything thrown into an HttpError; unknown failures become a bare 500. */
 export function toHttpError(err: FastifyError | Error): HttpError {
@@ -57,7 +67,7 @@ export function toHttpError(err: FastifyError | Error): HttpError {
   return new HttpError('INTERNAL_ERROR')
 }
 
-export function errorBody(e: HttpError): ErrorBody {
+export function errorBody(e: HttpError): ErrorPayload {
   return { error: e.details ? { code: e.code, message: e.message, details: e.details } : { code: e.code, message: e.message } }
 }
 

@@ -7,7 +7,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'Hearth API', version, description: 'Self-hosted personal data daemon. Envelope: {data} / {data, meta, tier} / {error}.' },
+      info: {
+        title: 'Hearth API',
+        version,
+        description: 'Self-hosted personal data daemon. Envelope: {data} / {data, meta, tier} / {error}.',
+      },
       servers: [{ url: '/' }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

@@ -7,13 +7,7 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type Database from 'better-sqlite3'
-import type {
-  FastifyBaseLogger,
-  FastifyInstance,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import type { AuthContext, RouteGuards } from './auth/context.js'
 import type { TtlCache } from './cache.js'
 import type { Errors } from './errors.js'

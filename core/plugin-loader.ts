@@ -43,7 +43,8 @@ export function checkManifest(plugin: HearthPlugin | undefined, loaded: Readonly
   if (typeof m.name !== 'string' || !NAME.test(m.name)) return `invalid name ${JSON.stringify(m.name)}`
   if (!semver.valid(m.version)) return `invalid version ${JSON.stringify(m.version)}`
   if (!semver.validRange(m.apiVersion)) return `invalid apiVersion range ${JSON.stringify(m.apiVersion)}`
-  if (!semver.satisfies(PLUGIN_API_VERSION, m.apiVersion)) return `targets plugin API ${m.apiVersion}; this core provides ${PLUGIN_API_VERSION}`
+  if (!semver.satisfies(PLUGIN_API_VERSION, m.apiVersion))
+    return `targets plugin API ${m.apiVersion}; this core provides ${PLUGIN_API_VERSION}`
   if (loaded.has(m.name)) return `a plugin named ${m.name} is already loaded`
   const missing = (m.dependencies ?? []).filter((d) => !loaded.has(d))
   if (missing.length) return `missing dependencies: ${missing.join(', ')}`

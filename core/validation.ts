@@ -19,7 +19,7 @@ function make(options: Options): Ajv {
 export function installValidators(app: FastifyInstance): void {
   const strictAjv = make({ coerceTypes: false })
   const coercingAjv = make({ coerceTypes: 'array' })
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema) as ReturnType<Ajv['compile']>,
+  app.setValidatorCompiler(
+    ({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema) as ReturnType<Ajv['compile']>,
   )
 }

@@ -15,7 +15,10 @@ export type TestApp = FastifyInstance & { dataDir: string; systemToken: string; 
  * An app on a fresh temporary data folder, closed and removed in teardown.
  * The DNS server is off unless the test sets HEARTH_DNS_PORT.
  */
-export async function build(t: TestContext, opts: Omit<BuildOptions, 'env'> & { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestApp> {
+export async function build(
+  t: TestContext,
+  opts: Omit<BuildOptions, 'env'> & { env?: Record<string, string>; dataDir?: string } = {},
+): Promise<TestApp> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hearth-test-'))
   const env: Record<string, string> = {
     HEARTH_DATA_DIR: dataDir,
@@ -55,10 +58,19 @@ export async function owner(app: FastifyInstance, email = 'owner@example.test', 
 
 let counter = 0
 /** Invites and registers another user (role 'user' unless given), through the API. */
-export async function addUser(app: FastifyInstance, ownerToken: string, opts: { role?: 'admin' | 'user'; email?: string } = {}): Promise<TestUser> {
+export async function addUser(
+  app: FastifyInstance,
+  ownerToken: string,
+  opts: { role?: 'admin' | 'user'; email?: string } = {},
+): Promise<TestUser> {
   const email = opts.email ?? `user${++counter}-${Date.now()}@example.test`
   const password = 'another good password'
-  const invite = await app.inject({ method: 'POST', url: '/api/v1/admin/invitations', headers: auth(ownerToken), payload: { email, role: opts.role ?? 'user' } })
+  const invite = await app.inject({
+    method: 'POST',
+    url: '/api/v1/admin/invitations',
+    headers: auth(ownerToken),
+    payload: { email, role: opts.role ?? 'user' },
+  })
   if (invite.statusCode !== 201) throw new Error(`invite failed: ${invite.statusCode} ${invite.body}`)
   const res = await app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { token: invite.json().data.token, password } })
   if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`)
@@ -67,7 +79,11 @@ export async function addUser(app: FastifyInstance, ownerToken: string, opts: { 
 }
 
 /** Creates an API key through the admin API and returns its plaintext. */
-export async function apiKey(app: FastifyInstance, adminToken: string, body: { scope?: 'agent' | 'system' | 'sync'; user_id?: string; label?: string } = {}): Promise<string> {
+export async function apiKey(
+  app: FastifyInstance,
+  adminToken: string,
+  body: { scope?: 'agent' | 'system' | 'sync'; user_id?: string; label?: string } = {},
+): Promise<string> {
   const res = await app.inject({ method: 'POST', url: '/api/v1/admin/api-keys', headers: auth(adminToken), payload: body })
   if (res.statusCode !== 201) throw new Error(`api key failed: ${res.statusCode} ${res.body}`)
   return res.json().data.key

@@ -44,7 +44,8 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
   const impersonated = (headerValue: CallerHeaders['x-svc-user-id'], fallback: UserRow | undefined): UserRow | undefined => {
     const raw = Array.isArray(headerValue) ? headerValue[0] : headerValue
     if (raw) {
-      if (!UUID.test(raw)) throw new HttpError('VALIDATION_ERROR', 'X-Svc-User-Id must be a UUID', { field: 'X-Svc-User-Id', constraint: 'format' })
+      if (!UUID.test(raw))
+        throw new HttpError('VALIDATION_ERROR', 'X-Svc-User-Id must be a UUID', { field: 'X-Svc-User-Id', constraint: 'format' })
       const user = deps.users.get(raw)
       if (!user || user.disabled) throw new HttpError('NOT_FOUND', 'User named by X-Svc-User-Id not found')
       return user

@@ -42,11 +42,14 @@ export function checkRequirements(hal: Hal, requires: readonly string[] | undefi
  * route registration: authentication, per-token rate limit, user context,
  * scope, role, tier and capabilities, in that order.
  */
-export function createGuard(deps: {
-  authenticate: Authenticate
-  limiter: Limiter
-  hal: Hal
-}, guards: RouteGuards): onRequestAsyncHookHandler {
+export function createGuard(
+  deps: {
+    authenticate: Authenticate
+    limiter: Limiter
+    hal: Hal
+  },
+  guards: RouteGuards,
+): onRequestAsyncHookHandler {
   const scope = guards.scope ?? 'general'
   const needsUser = guards.userContext !== false
   return async function guard(request: FastifyRequest, reply: FastifyReply) {

@@ -20,12 +20,21 @@ export const User = Type.Object({
 export const Session = Type.Object({ accessToken: Type.String(), refreshToken: Type.String(), user: User })
 
 export const SetupBody = Type.Object({ email: Email, password: Password, name: Type.Optional(Type.String({ maxLength: 200 })) }, strict)
-export const LoginBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) }, strict)
+export const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  strict,
+)
 export const RefreshBody = Type.Object({ refresh_token: Type.String({ minLength: 1, maxLength: 512 }) }, strict)
-export const RegisterBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }), password: Password, name: Type.Optional(Type.String({ maxLength: 200 })) }, strict)
+export const RegisterBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 512 }), password: Password, name: Type.Optional(Type.String({ maxLength: 200 })) },
+  strict,
+)
 export const ForgotBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }) }, strict)
 export const ResetBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }), new_password: Password }, strict)
-export const ChangePasswordBody = Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password }, strict)
+export const ChangePasswordBody = Type.Object(
+  { current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password },
+  strict,
+)
 
 export const AuthStatus = Type.Object({
   mode: Type.Union([Type.Literal('setup'), Type.Literal('single_user'), Type.Literal('multi_user')]),
@@ -50,9 +59,17 @@ export const CreateKeyBody = Type.Object(
 )
 export const KeyListQuery = Type.Object({ user_id: Type.Optional(Uuid), scope: Type.Optional(KeyScope) })
 
-export const InviteBody = Type.Object({ email: Email, role: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('user')])) }, strict)
+export const InviteBody = Type.Object(
+  { email: Email, role: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('user')])) },
+  strict,
+)
 export const Invitation = Type.Object({ token: Type.String(), email: Type.String(), role: Type.String(), expires_at: Timestamp })
 export const UserPatch = Type.Object(
-  { role: Type.Optional(Role), tier: Type.Optional(Nullable(Tier)), disabled: Type.Optional(Type.Boolean()), name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))) },
+  {
+    role: Type.Optional(Role),
+    tier: Type.Optional(Nullable(Tier)),
+    disabled: Type.Optional(Type.Boolean()),
+    name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  },
   { ...strict, minProperties: 1 },
 )

@@ -46,7 +46,12 @@ export function createAuthService(deps: AuthServiceDeps) {
   return {
     async setup(input: { email: string; password: string; name?: string }) {
       if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
-      const user = users.create({ email: input.email, name: input.name ?? null, passwordHash: await hashPassword(input.password), role: 'owner' })
+      const user = users.create({
+        email: input.email,
+        name: input.name ?? null,
+        passwordHash: await hashPassword(input.password),
+        role: 'owner',
+      })
       return session(user)
     },
 
@@ -54,7 +59,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       const accountKey = `acct:${input.email.toLowerCase()}`
       for (const key of [`ip:${client}`, accountKey]) {
         const state = deps.loginFailures.blocked(key)
-        if (state.blocked) throw new HttpError('RATE_LIMITED', 'Too many failed logins; try again later', undefined, { 'retry-after': String(state.retryAfterS) })
+        if (state.blocked)
+          throw new HttpError('RATE_LIMITED', 'Too many failed logins; try again later', undefined, {
+            'retry-after': String(state.retryAfterS),
+          })
       }
       const user = users.byEmail(input.email)
       const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH)
@@ -103,11 +111,13 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     async register(input: { token: string; password: string; name?: string }) {
       const invite = findInvite.get(sha256(input.token), nowS()) as { id: string; email: string; role: Role } | undefined
-      if (!invite) throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
+      if (!invite)
+        throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
       ensureEmailFree(invite.email)
       const passwordHash = await hashPassword(input.password)
       const user = db.transaction(() => {
-        if (useInvite.run(nowS(), invite.id).changes === 0) throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
+        if (useInvite.run(nowS(), invite.id).changes === 0)
+          throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
         return users.create({ email: invite.email, name: input.name ?? null, passwordHash, role: invite.role })
       })()
       return session(user)

@@ -98,7 +98,8 @@ export function createUsers(db: Db, instanceTier: Tier) {
         sets.push(`${k} = ?`)
         values.push(k === 'disabled' ? (v ? 1 : 0) : v)
       }
-      if (sets.length) db.prepare(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, new Date().toISOString(), id)
+      if (sets.length)
+        db.prepare(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, new Date().toISOString(), id)
       return byId.get(id) as UserRow
     },
     activeOwners: () => (countOwners.get() as { n: number }).n,

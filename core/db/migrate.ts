@@ -49,9 +49,12 @@ const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex')
 export function migrate(db: Db, plugin: string, files: MigrationFile[]): number[] {
   ensureMigrationTable(db)
   const applied = new Map(
-    (db.prepare('SELECT version, checksum FROM schema_migrations WHERE plugin = ?').all(plugin) as Array<{ version: number; checksum: string }>).map(
-      (r) => [r.version, r.checksum],
-    ),
+    (
+      db.prepare('SELECT version, checksum FROM schema_migrations WHERE plugin = ?').all(plugin) as Array<{
+        version: number
+        checksum: string
+      }>
+    ).map((r) => [r.version, r.checksum]),
   )
   for (const f of files) {
     const sum = applied.get(f.version)

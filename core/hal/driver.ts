@@ -31,7 +31,7 @@ export interface DriverContext {
 }
 
 export type ProbeResult =
-  | { supported: true; /** subset of manifest.capabilities actually present; default all */ capabilities?: readonly string[] }
+  | { supported: true /** subset of manifest.capabilities actually present; default all */; capabilities?: readonly string[] }
   | { supported: false; reason: string }
 
 export interface DriverInstance {

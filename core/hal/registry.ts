@@ -2,14 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { HttpError } from '../errors.js'
 import type { EventBus } from '../events.js'
 import type { CommandRunner } from './command.js'
-import type {
-  ActiveDriver,
-  DriverChangedEvent,
-  DriverContext,
-  DriverInstance,
-  DriverModule,
-  ProbeResult,
-} from './driver.js'
+import type { ActiveDriver, DriverChangedEvent, DriverContext, DriverInstance, DriverModule, ProbeResult } from './driver.js'
 
 export interface DetectResult {
   previous: string | null
@@ -111,7 +104,7 @@ export function createHal(opts: HalOptions): Hal {
     const ctx = context(s, kind)
     const ranked = [...s.modules].sort((a, b) => b.manifest.priority - a.manifest.priority)
     const results = await Promise.all(ranked.map((m) => probe(m, ctx)))
-    ranked.forEach((m, i) => s.lastProbe.set(m.manifest.name, results[i] as ProbeResult))
+    for (const [i, m] of ranked.entries()) s.lastProbe.set(m.manifest.name, results[i] as ProbeResult)
     const previous = s.active?.name ?? null
 
     for (const [i, mod] of ranked.entries()) {

@@ -22,27 +22,41 @@ async function check(fn: () => HealthReport | Promise<HealthReport>): Promise<He
   try {
     return await Promise.race([
       fn(),
-      new Promise<HealthReport>((resolve) => setTimeout(() => resolve({ status: 'unavailable', message: 'health check timed out' }), 2000).unref()),
+      new Promise<HealthReport>((resolve) =>
+        setTimeout(() => resolve({ status: 'unavailable', message: 'health check timed out' }), 2000).unref(),
+      ),
     ])
   } catch (err) {
     return { status: 'unavailable', message: (err as Error).message }
   }
 }
 
-export async function healthRoutes(app: PluginInstance, { services, version, startedAt }: { services: Services; version: string; startedAt: number }) {
-  app.get('/health', { config: { auth: false }, schema: { response: { 200: Single(Health), 503: Single(Health) } } }, async (_req, reply) => {
-    const components: Record<string, HealthReport> = {}
-    try {
-      services.db.prepare('SELECT 1').get()
-      components.database = { status: 'ok' }
-    } catch (err) {
-      components.database = { status: 'unavailable', message: (err as Error).message }
-    }
-    for (const name of STANDARD.slice(1)) components[name] = { status: 'disabled', message: 'no plugin provides this component' }
-    const checks = [...services.health].map(async ([name, fn]) => [name, await check(fn)] as const)
-    for (const [name, report] of await Promise.all(checks)) components[name] = report
-    const healthy = Object.values(components).every((c) => c.status === 'ok' || c.status === 'disabled')
-    if (components.database?.status !== 'ok') reply.code(503)
-    return { status: healthy ? ('ok' as const) : ('degraded' as const), version, uptime_s: Math.floor((Date.now() - startedAt) / 1000), components }
-  })
+export async function healthRoutes(
+  app: PluginInstance,
+  { services, version, startedAt }: { services: Services; version: string; startedAt: number },
+) {
+  app.get(
+    '/health',
+    { config: { auth: false }, schema: { response: { 200: Single(Health), 503: Single(Health) } } },
+    async (_req, reply) => {
+      const components: Record<string, HealthReport> = {}
+      try {
+        services.db.prepare('SELECT 1').get()
+        components.database = { status: 'ok' }
+      } catch (err) {
+        components.database = { status: 'unavailable', message: (err as Error).message }
+      }
+      for (const name of STANDARD.slice(1)) components[name] = { status: 'disabled', message: 'no plugin provides this component' }
+      const checks = [...services.health].map(async ([name, fn]) => [name, await check(fn)] as const)
+      for (const [name, report] of await Promise.all(checks)) components[name] = report
+      const healthy = Object.values(components).every((c) => c.status === 'ok' || c.status === 'disabled')
+      if (components.database?.status !== 'ok') reply.code(503)
+      return {
+        status: healthy ? ('ok' as const) : ('degraded' as const),
+        version,
+        uptime_s: Math.floor((Date.now() - startedAt) / 1000),
+        components,
+      }
+    },
+  )
 }

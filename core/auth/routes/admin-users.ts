@@ -8,23 +8,34 @@ import type { AuthRoutesOptions } from './index.js'
 export async function adminUserRoutes(app: PluginInstance, { users, service, tokens }: AuthRoutesOptions) {
   const admin = { role: 'admin', scope: 'admin', userContext: false } as const
 
-  app.get('/admin/users', { config: admin, schema: { response: { 200: Single(Type.Array(User)) } } }, async () => users.list().map(users.toPublic))
+  app.get('/admin/users', { config: admin, schema: { response: { 200: Single(Type.Array(User)) } } }, async () =>
+    users.list().map(users.toPublic),
+  )
 
-  app.patch('/admin/users/:id', { config: admin, schema: { params: IdParams, body: UserPatch, response: { 200: Single(User) } } }, async (req) => {
-    const target = users.get(req.params.id)
-    if (!target) throw new HttpError('NOT_FOUND', 'User not found')
-    const patch = req.body
-    const losesOwner = target.role === 'owner' && ((patch.role && patch.role !== 'owner') || patch.disabled === true)
-    if (losesOwner && users.activeOwners() <= 1) throw new HttpError('UNPROCESSABLE', 'The last owner cannot be demoted or disabled')
-    // Only an owner makes or unmakes owners.
-    if ((patch.role === 'owner' || target.role === 'owner') && req.auth.role !== 'owner') throw new HttpError('FORBIDDEN', 'Owner role required')
-    const updated = users.update(target.id, patch)
-    if (patch.disabled) tokens.revokeAllForUser(target.id)
-    return users.toPublic(updated)
-  })
+  app.patch(
+    '/admin/users/:id',
+    { config: admin, schema: { params: IdParams, body: UserPatch, response: { 200: Single(User) } } },
+    async (req) => {
+      const target = users.get(req.params.id)
+      if (!target) throw new HttpError('NOT_FOUND', 'User not found')
+      const patch = req.body
+      const losesOwner = target.role === 'owner' && ((patch.role && patch.role !== 'owner') || patch.disabled === true)
+      if (losesOwner && users.activeOwners() <= 1) throw new HttpError('UNPROCESSABLE', 'The last owner cannot be demoted or disabled')
+      // Only an owner makes or unmakes owners.
+      if ((patch.role === 'owner' || target.role === 'owner') && req.auth.role !== 'owner')
+        throw new HttpError('FORBIDDEN', 'Owner role required')
+      const updated = users.update(target.id, patch)
+      if (patch.disabled) tokens.revokeAllForUser(target.id)
+      return users.toPublic(updated)
+    },
+  )
 
-  app.post('/admin/invitations', { config: admin, schema: { body: InviteBody, response: { 201: Single(Invitation) } } }, async (req, reply) => {
-    reply.code(201)
-    return service.invite({ email: req.body.email, role: req.body.role ?? 'user' }, req.auth.userId)
-  })
+  app.post(
+    '/admin/invitations',
+    { config: admin, schema: { body: InviteBody, response: { 201: Single(Invitation) } } },
+    async (req, reply) => {
+      reply.code(201)
+      return service.invite({ email: req.body.email, role: req.body.role ?? 'user' }, req.auth.userId)
+    },
+  )
 }

@@ -9,17 +9,24 @@ import type { AuthRoutesOptions } from './index.js'
 export async function apiKeyRoutes(app: PluginInstance, { apiKeys, users }: AuthRoutesOptions) {
   const admin = { role: 'admin', scope: 'admin', userContext: false } as const
 
-  app.post('/admin/api-keys', { config: admin, schema: { body: CreateKeyBody, response: { 201: Single(CreatedApiKey) } } }, async (req, reply) => {
-    const userId = req.body.user_id ?? req.auth.userId
-    if (!userId) throw new HttpError('VALIDATION_ERROR', 'user_id is required without a user context', { field: 'user_id', constraint: 'required' })
-    if (!users.get(userId)) throw new HttpError('VALIDATION_ERROR', 'user_id names no user', { field: 'user_id', constraint: 'exists' })
-    const { row, key } = apiKeys.create(userId, req.body.scope ?? 'agent', req.body.label ?? null)
-    reply.code(201)
-    return { ...publicKey(row), key }
-  })
+  app.post(
+    '/admin/api-keys',
+    { config: admin, schema: { body: CreateKeyBody, response: { 201: Single(CreatedApiKey) } } },
+    async (req, reply) => {
+      const userId = req.body.user_id ?? req.auth.userId
+      if (!userId)
+        throw new HttpError('VALIDATION_ERROR', 'user_id is required without a user context', { field: 'user_id', constraint: 'required' })
+      if (!users.get(userId)) throw new HttpError('VALIDATION_ERROR', 'user_id names no user', { field: 'user_id', constraint: 'exists' })
+      const { row, key } = apiKeys.create(userId, req.body.scope ?? 'agent', req.body.label ?? null)
+      reply.code(201)
+      return { ...publicKey(row), key }
+    },
+  )
 
-  app.get('/admin/api-keys', { config: admin, schema: { querystring: KeyListQuery, response: { 200: Single(Type.Array(ApiKey)) } } }, async (req) =>
-    apiKeys.list({ userId: req.query.user_id, scope: req.query.scope }).map(publicKey),
+  app.get(
+    '/admin/api-keys',
+    { config: admin, schema: { querystring: KeyListQuery, response: { 200: Single(Type.Array(ApiKey)) } } },
+    async (req) => apiKeys.list({ userId: req.query.user_id, scope: req.query.scope }).map(publicKey),
   )
 
   app.delete('/admin/api-keys/:id', { config: admin, schema: { params: IdParams, response: { 200: Single(ApiKey) } } }, async (req) => {

@@ -9,19 +9,31 @@ const Ok = Single(Type.Object({ ok: Type.Boolean() }))
 export async function recoveryRoutes(app: PluginInstance, { service, throttled }: AuthRoutesOptions) {
   const pub = { auth: false } as const
 
-  app.post('/auth/register', { config: pub, onRequest: throttled('register'), schema: { body: RegisterBody, response: { 201: Single(Session) } } }, async (req, reply) => {
-    reply.code(201)
-    return service.register(req.body)
-  })
+  app.post(
+    '/auth/register',
+    { config: pub, onRequest: throttled('register'), schema: { body: RegisterBody, response: { 201: Single(Session) } } },
+    async (req, reply) => {
+      reply.code(201)
+      return service.register(req.body)
+    },
+  )
 
   // Always 200, whether or not the account exists: the answer must not reveal accounts.
-  app.post('/auth/forgot-password', { config: pub, onRequest: throttled('forgot'), schema: { body: ForgotBody, response: { 200: Ok } } }, async (req) => {
-    await service.forgotPassword(req.body.email)
-    return { ok: true }
-  })
+  app.post(
+    '/auth/forgot-password',
+    { config: pub, onRequest: throttled('forgot'), schema: { body: ForgotBody, response: { 200: Ok } } },
+    async (req) => {
+      await service.forgotPassword(req.body.email)
+      return { ok: true }
+    },
+  )
 
-  app.post('/auth/reset-password', { config: pub, onRequest: throttled('reset'), schema: { body: ResetBody, response: { 200: Ok } } }, async (req) => {
-    await service.resetPassword(req.body.token, req.body.new_password)
-    return { ok: true }
-  })
+  app.post(
+    '/auth/reset-password',
+    { config: pub, onRequest: throttled('reset'), schema: { body: ResetBody, response: { 200: Ok } } },
+    async (req) => {
+      await service.resetPassword(req.body.token, req.body.new_password)
+      return { ok: true }
+    },
+  )
 }
