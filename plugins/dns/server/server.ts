@@ -1,6 +1,183 @@
-import type { DnsServer, DnsServerOptions } from './types.js'
+import dgram from 'node:dgram'
+import net from 'node:net'
+import { respond } from './responder.js'
+import type { DnsServer, DnsServerOptions, DnsServerStatus, DnsStartResult, ZoneData } from './types.js'
+import { ZoneIndex } from './zone-index.js'
 
-// Placeholder until the implementation lands (interface published first).
+/**
+ * Sockets and zone bookkeeping. dns2's UDPServer/TCPServer are not used: they
+ * run dns2's bit-level Packet.parse and build a Packet object per query, which
+ * is what caps plain dns2 near 10k q/s. Here node's dgram/net feed raw bytes
+ * to responder.ts; dns2's codec encodes each answer once (encode.ts).
+ */
+
+const TCP_IDLE_MS = 10_000
+const TCP_MAX_CONNECTIONS = 256
+const BIND_ATTEMPTS = 5
+
+function describeBindError(err: NodeJS.ErrnoException): string {
+  if (err.code === 'EADDRINUSE') return 'port already in use (EADDRINUSE)'
+  if (err.code === 'EACCES') return 'no privilege to bind it (EACCES; ports below 1024 need root or CAP_NET_BIND_SERVICE)'
+  if (err.code === 'EADDRNOTAVAIL') return 'address not available on this machine (EADDRNOTAVAIL)'
+  return err.message
+}
+
+function bindUdp(host: string, port: number): Promise<dgram.Socket | NodeJS.ErrnoException> {
+  return new Promise((resolve) => {
+    const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' })
+    socket.once('error', (err) => {
+      socket.close()
+      resolve(err)
+    })
+    socket.bind(port, host, () => {
+      socket.removeAllListeners('error')
+      resolve(socket)
+    })
+  })
+}
+
+function bindTcp(server: net.Server, host: string, port: number): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    const onError = (err: NodeJS.ErrnoException) => resolve(err)
+    server.once('error', onError)
+    server.listen({ port, host, exclusive: true }, () => {
+      server.removeListener('error', onError)
+      resolve(null)
+    })
+  })
+}
+
+class AuthoritativeServer implements DnsServer {
+  private index: ZoneIndex
+  private readonly zones = new Map<string, ZoneData>()
+  private udp: dgram.Socket | null = null
+  private tcp: net.Server | null = null
+  private readonly connections = new Set<net.Socket>()
+  private port: number
+  private error: string | null = null
+  private queries = 0
+  private dropped = 0
+
+  constructor(private readonly opts: DnsServerOptions) {
+    this.port = opts.port
+    this.index = new ZoneIndex([], opts.log)
+  }
+
+  get status(): DnsServerStatus {
+    const { udp, tcp } = { udp: this.udp !== null, tcp: this.tcp !== null }
+    const { host } = this.opts
+    return { running: udp || tcp, udp, tcp, host, port: this.port, error: this.error, zones: this.index.zones.size, queries: this.queries, dropped: this.dropped }
+  }
+
+  async start(): Promise<DnsStartResult> {
+    if (this.udp || this.tcp) return { udp: !!this.udp, tcp: !!this.tcp, port: this.port, ...(this.error ? { error: this.error } : {}) }
+    const { host } = this.opts
+    const errors: string[] = []
+    for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
+      errors.length = 0
+      const udp = await bindUdp(host, this.opts.port)
+      const port = udp instanceof dgram.Socket ? udp.address().port : this.opts.port
+      if (!(udp instanceof dgram.Socket)) errors.push(`UDP ${host}:${port}: ${describeBindError(udp)}`)
+      const tcp = net.createServer({ noDelay: true }, (socket) => this.serveTcp(socket))
+      tcp.maxConnections = TCP_MAX_CONNECTIONS
+      const tcpError = await bindTcp(tcp, host, port)
+      // With port 0 the UDP port is random: if TCP cannot share it, try another.
+      if (tcpError && this.opts.port === 0 && udp instanceof dgram.Socket && attempt < BIND_ATTEMPTS - 1) {
+        udp.close()
+        continue
+      }
+      if (tcpError) errors.push(`TCP ${host}:${port}: ${describeBindError(tcpError)}`)
+      if (udp instanceof dgram.Socket) this.serveUdp(udp)
+      this.tcp = tcpError ? null : tcp
+      this.port = port
+      break
+    }
+    this.error = errors.length ? `DNS server cannot listen on ${errors.join('; ')}` : null
+    return { udp: !!this.udp, tcp: !!this.tcp, port: this.port, ...(this.error ? { error: this.error } : {}) }
+  }
+
+  async stop(): Promise<void> {
+    const udp = this.udp
+    const tcp = this.tcp
+    this.udp = null
+    this.tcp = null
+    for (const socket of this.connections) socket.destroy()
+    this.connections.clear()
+    await Promise.all([
+      udp ? new Promise<void>((resolve) => udp.close(() => resolve())) : undefined,
+      tcp ? new Promise<void>((resolve) => tcp.close(() => resolve())) : undefined,
+    ])
+  }
+
+  setZones(zones: ZoneData[]): void {
+    this.zones.clear()
+    for (const zone of zones) this.zones.set(zone.name.toLowerCase().replace(/\.$/, ''), zone)
+    this.rebuild()
+  }
+
+  putZone(zone: ZoneData): void {
+    this.zones.set(zone.name.toLowerCase().replace(/\.$/, ''), zone)
+    this.rebuild()
+  }
+
+  removeZone(name: string): void {
+    if (this.zones.delete(name.toLowerCase().replace(/\.$/, ''))) this.rebuild()
+  }
+
+  /** New immutable index, swapped in one assignment: queries see old or new, never half. */
+  private rebuild(): void {
+    this.index = new ZoneIndex(this.zones.values(), this.opts.log)
+  }
+
+  /** Never throws into the event loop: a packet that breaks the responder is counted and dropped. */
+  private answer(msg: Buffer, tcp: boolean): Buffer | null {
+    try {
+      const out = respond(this.index, msg, tcp)
+      if (out) this.queries++
+      else this.dropped++
+      return out
+    } catch (err) {
+      this.dropped++
+      this.opts.log.debug(`dns: packet dropped: ${(err as Error).message}`)
+      return null
+    }
+  }
+
+  private serveUdp(socket: dgram.Socket): void {
+    this.udp = socket
+    socket.on('error', (err) => this.opts.log.warn(`dns: UDP socket error: ${err.message}`))
+    socket.on('message', (msg, rinfo) => {
+      const out = this.answer(msg, false)
+      if (out) socket.send(out, rinfo.port, rinfo.address)
+    })
+  }
+
+  private serveTcp(socket: net.Socket): void {
+    this.connections.add(socket)
+    socket.setTimeout(TCP_IDLE_MS, () => socket.destroy())
+    socket.on('error', () => socket.destroy())
+    socket.on('close', () => this.connections.delete(socket))
+    let pending: Buffer | null = null
+    socket.on('data', (chunk: Buffer) => {
+      const buf: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk
+      let p = 0
+      // RFC 1035 4.2.2 / RFC 7766: each message is prefixed with its 2-byte length.
+      while (buf.length - p >= 2) {
+        const len = buf.readUInt16BE(p)
+        if (buf.length - p - 2 < len) break
+        const out = this.answer(buf.subarray(p + 2, p + 2 + len), true)
+        p += 2 + len
+        if (!out) continue
+        const framed = Buffer.allocUnsafe(out.length + 2)
+        framed.writeUInt16BE(out.length, 0)
+        out.copy(framed, 2)
+        socket.write(framed)
+      }
+      pending = p < buf.length ? Buffer.from(buf.subarray(p)) : null
+    })
+  }
+}
+
 export function createDnsServer(opts: DnsServerOptions): DnsServer {
-  throw new Error(`DNS server not implemented yet (${opts.host}:${opts.port})`)
+  return new AuthoritativeServer(opts)
 }

@@ -1,0 +1,118 @@
+import dns2 from 'dns2'
+import { QTYPE, type WireRecord, targetOf } from './records.js'
+import type { NameNode, ZoneIndex } from './zone-index.js'
+
+/**
+ * Response building with dns2's Packet codec (name compression included).
+ * It runs once per (name, qtype) per index generation: the result is cached
+ * on the node and later queries only patch ID, flags and question case. So
+ * dns2's bit-by-bit writer stays off the per-packet path.
+ */
+
+type Rr = WireRecord & { name: string }
+
+interface Dns2Packet {
+  header: Record<string, number>
+  questions: { name: string; type: number; class: number }[]
+  answers: Rr[]
+  authorities: Rr[]
+  additionals: Rr[]
+  toBuffer(): Buffer
+}
+
+const { Packet } = dns2 as unknown as {
+  Packet: {
+    new (): Dns2Packet
+    Resource: { encode(rr: Rr): Buffer }
+  }
+}
+
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const
+
+/** Owner-less resource records of one node's rrset, named. */
+const named = (node: NameNode, type: number): Rr[] => (node.rrsets.get(type) ?? []).map((rr) => ({ ...rr, name: node.name }))
+
+/** One record without compression: position-independent bytes (negative-answer SOA). */
+export function encodeRecord(rr: Rr): Buffer {
+  return Packet.Resource.encode(rr)
+}
+
+export interface Section {
+  rcode: number
+  aa: boolean
+  answers: Rr[]
+  authorities: Rr[]
+  additionals: Rr[]
+}
+
+export function encodeResponse(qname: string, qtype: number, s: Section): Buffer {
+  const packet = new Packet()
+  packet.header = { id: 0, qr: 1, opcode: 0, aa: s.aa ? 1 : 0, tc: 0, rd: 0, ra: 0, z: 0, ad: 0, cd: 0, rcode: s.rcode }
+  packet.questions = [{ name: qname, type: qtype, class: 1 }]
+  packet.answers = s.answers
+  packet.authorities = s.authorities
+  packet.additionals = s.additionals
+  return packet.toBuffer()
+}
+
+/** A/AAAA of MX/SRV/NS targets we hold, for the additional section. */
+function glue(index: ZoneIndex, records: Rr[]): Rr[] {
+  const out: Rr[] = []
+  const seen = new Set<string>()
+  for (const rr of records) {
+    const target = targetOf(rr)
+    if (!target || seen.has(target)) continue
+    seen.add(target)
+    const node = index.node(target)
+    if (node) out.push(...named(node, QTYPE.A), ...named(node, QTYPE.AAAA))
+  }
+  return out
+}
+
+const MAX_CHAIN = 8
+
+/**
+ * Sections of an authoritative answer at an existing node, or null when it
+ * is plain NODATA (the caller answers that from the zone's negative tail).
+ */
+export function answerSections(index: ZoneIndex, node: NameNode, qtype: number): Section | null {
+  if (qtype === QTYPE.ANY) {
+    const answers = [...node.rrsets.keys()].flatMap((t) => named(node, t))
+    return answers.length ? { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: [] } : null
+  }
+  if (node.rrsets.has(qtype)) {
+    const answers = named(node, qtype)
+    return { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: glue(index, answers) }
+  }
+  if (!node.rrsets.has(QTYPE.CNAME)) return null
+  // Chase the CNAME chain inside the zone (RFC 1034 4.3.2 step 3a).
+  const zone = node.zone
+  const answers: Rr[] = []
+  const visited = new Set<NameNode>()
+  let current: NameNode = node
+  for (let hop = 0; hop < MAX_CHAIN; hop++) {
+    visited.add(current)
+    const cname = named(current, QTYPE.CNAME)[0]
+    answers.push(cname)
+    const target = cname.domain as string
+    const next = index.node(target)
+    const inZone = target === zone.name || target.endsWith(`.${zone.name}`)
+    if (!inZone || (next && (next.zone !== zone || next.cut))) break
+    const negative = { aa: true, answers, authorities: [zone.soa], additionals: [] }
+    if (!next) return { ...negative, rcode: RCODE.NXDOMAIN }
+    if (next.rrsets.has(qtype)) {
+      const found = named(next, qtype)
+      answers.push(...found)
+      return { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: glue(index, found) }
+    }
+    if (!next.rrsets.has(QTYPE.CNAME) || visited.has(next)) return { ...negative, rcode: RCODE.NOERROR }
+    current = next
+  }
+  return { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: [] }
+}
+
+/** Referral to a delegated child: not authoritative, NS in authority, glue. */
+export function referralSections(index: ZoneIndex, cut: NameNode): Section {
+  const ns = named(cut, QTYPE.NS)
+  return { rcode: RCODE.NOERROR, aa: false, answers: [], authorities: ns, additionals: glue(index, ns) }
+}

@@ -1,0 +1,135 @@
+import { RCODE, answerSections, encodeResponse, referralSections } from './encode.js'
+import { QTYPE } from './records.js'
+import { query as q, parseQuery } from './wire.js'
+import type { NameNode, ZoneEntry, ZoneIndex } from './zone-index.js'
+
+/**
+ * Query → response bytes. The hot path (a cached answer) is: parse into a
+ * reused struct, hash lookup, one Buffer allocation, two copies (cached
+ * response, then the query's question over it to echo its case), ID / RD / CD
+ * patch, optional 11-byte OPT. Everything else is assembled from small
+ * pre-encoded pieces; dns2 encodes only on a cache miss.
+ */
+
+const OPT_LEN = 11
+/** What we advertise as our own EDNS receive size (DNS flag day 2020). */
+const OUR_UDP_SIZE = 1232
+/** Largest UDP response we send whatever the client advertises. */
+const MAX_UDP = 4096
+const NO_TAIL = Buffer.alloc(0)
+/** qtypes worth caching at a CNAME node (any other qtype is built per query). */
+const CACHEABLE = new Set<number>(Object.values(QTYPE))
+const AXFR = 252
+const IXFR = 251
+
+function limitFor(tcp: boolean): number {
+  if (tcp) return 65535
+  return q.edns ? Math.min(Math.max(q.udpSize, 512), MAX_UDP) : 512
+}
+
+function writeOpt(out: Buffer, at: number, extendedRcode: number): void {
+  out[at] = 0 // root owner
+  out.writeUInt16BE(QTYPE.OPT, at + 1)
+  out.writeUInt16BE(OUR_UDP_SIZE, at + 3)
+  out.writeUInt32BE((extendedRcode << 24) >>> 0, at + 5) // version 0, DO clear: we do not sign
+  out.writeUInt16BE(0, at + 9)
+}
+
+/**
+ * Header + the query's own question + `tail` (records already encoded) + OPT.
+ * flags2 low nibble carries the rcode.
+ */
+function assemble(msg: Buffer, aa: boolean, tc: boolean, rcode: number, counts: number[], tail: Buffer, extRcode = 0): Buffer {
+  const optLen = q.edns ? OPT_LEN : 0
+  const qLen = q.qEnd - 12
+  const out = Buffer.allocUnsafe(12 + qLen + tail.length + optLen)
+  out[0] = msg[0]
+  out[1] = msg[1]
+  out[2] = 0x80 | (aa ? 0x04 : 0) | (tc ? 0x02 : 0) | (msg[2] & 0x01)
+  out[3] = (msg[3] & 0x10) | (rcode & 0x0f)
+  out.writeUInt16BE(1, 4)
+  out.writeUInt16BE(counts[0], 6)
+  out.writeUInt16BE(counts[1], 8)
+  out.writeUInt16BE(counts[2] + (optLen ? 1 : 0), 10)
+  msg.copy(out, 12, 12, q.qEnd)
+  tail.copy(out, q.qEnd)
+  if (optLen) writeOpt(out, q.qEnd + tail.length, extRcode)
+  return out
+}
+
+const ZERO = [0, 0, 0]
+const ONE_NS = [0, 1, 0]
+
+function truncated(msg: Buffer, cached: Buffer): Buffer {
+  return assemble(msg, (cached[2] & 0x04) !== 0, true, cached[3] & 0x0f, ZERO, NO_TAIL)
+}
+
+/** Sends a fully encoded response (ID 0, lower-case question) for this query. */
+function finish(msg: Buffer, cached: Buffer, tcp: boolean): Buffer {
+  const optLen = q.edns ? OPT_LEN : 0
+  if (cached.length + optLen > limitFor(tcp)) return truncated(msg, cached)
+  const out = Buffer.allocUnsafe(cached.length + optLen)
+  cached.copy(out, 0)
+  out[0] = msg[0]
+  out[1] = msg[1]
+  out[2] = (cached[2] & 0xfe) | (msg[2] & 0x01)
+  out[3] = (cached[3] & 0xef) | (msg[3] & 0x10)
+  // Same length as the cached question, so compression pointers stay valid.
+  msg.copy(out, 12, 12, q.qEnd)
+  if (optLen) {
+    writeOpt(out, cached.length, 0)
+    out.writeUInt16BE(out.readUInt16BE(10) + 1, 10)
+  }
+  return out
+}
+
+function negative(msg: Buffer, zone: ZoneEntry, rcode: number, tcp: boolean): Buffer {
+  const out = assemble(msg, true, false, rcode, ONE_NS, zone.negativeTail)
+  return out.length > limitFor(tcp) ? assemble(msg, true, true, rcode, ZERO, NO_TAIL) : out
+}
+
+/** The lower-case dotted question name, for slow paths only. */
+function qname(msg: Buffer): string {
+  const parts: string[] = []
+  for (let i = 0; i < q.labels; i++) {
+    const start = q.labelStart[i]
+    parts.push(msg.toString('latin1', start + 1, start + 1 + msg[start]).toLowerCase())
+  }
+  return parts.join('.')
+}
+
+function atNode(index: ZoneIndex, msg: Buffer, node: NameNode, tcp: boolean): Buffer {
+  if (node.cut) {
+    let cached = node.cache.get(-1)
+    if (!cached) node.cache.set(-1, (cached = encodeResponse(node.name, q.qtype, referralSections(index, node.cut))))
+    // The cached referral holds the qtype of its first query: the copied question fixes it.
+    return finish(msg, cached, tcp)
+  }
+  const cached = node.cache.get(q.qtype)
+  if (cached) return finish(msg, cached, tcp)
+  const sections = answerSections(index, node, q.qtype)
+  if (!sections) return negative(msg, node.zone, RCODE.NOERROR, tcp)
+  const built = encodeResponse(node.name, q.qtype, sections)
+  if (CACHEABLE.has(q.qtype)) node.cache.set(q.qtype, built)
+  return finish(msg, built, tcp)
+}
+
+/** Response bytes for one query, or null to drop it silently. */
+export function respond(index: ZoneIndex, msg: Buffer, tcp: boolean): Buffer | null {
+  if (!parseQuery(msg)) return null
+  if (q.edns && q.ednsVersion !== 0) return assemble(msg, false, false, 0, ZERO, NO_TAIL, 1) // BADVERS (RFC 6891 6.1.3)
+  if (q.opcode !== 0) return assemble(msg, false, false, RCODE.NOTIMP, ZERO, NO_TAIL)
+  if (q.qclass !== 1 || q.qtype === AXFR || q.qtype === IXFR || q.labels === 0) {
+    return assemble(msg, false, false, RCODE.REFUSED, ZERO, NO_TAIL)
+  }
+  const node = index.find(msg, 12, q.nameEnd, q.suffixHash[0])
+  if (node) return atNode(index, msg, node, tcp)
+  // Closest existing ancestor: its zone answers NXDOMAIN, or refers below a cut.
+  for (let i = 1; i < q.labels; i++) {
+    const encloser = index.find(msg, q.labelStart[i], q.nameEnd, q.suffixHash[i])
+    if (!encloser) continue
+    if (encloser.cut) return finish(msg, encodeResponse(qname(msg), q.qtype, referralSections(index, encloser.cut)), tcp)
+    return negative(msg, encloser.zone, RCODE.NXDOMAIN, tcp)
+  }
+  return assemble(msg, false, false, RCODE.REFUSED, ZERO, NO_TAIL)
+}
