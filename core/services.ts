@@ -42,6 +42,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     users,
     tokens,
     log,
+    events,
     loginFailures: createLimiter({ max: config.loginFailLimit, windowMs: FIFTEEN_MINUTES, now }),
     deliverReset: async (email, token) => {
       if (!config.mailerUrl) return false

@@ -3,7 +3,7 @@
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
-const roots = ['core', 'plugins', 'drivers']
+const roots = ['core', 'plugins', 'drivers', 'test']
 const walk = (dir) => {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)

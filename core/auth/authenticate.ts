@@ -74,7 +74,7 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
     const claims = await deps.tokens.verifyAccess(token)
     const user = claims && deps.users.get(claims.sub)
     // Tokens issued before the last password change or reset are no longer honoured.
-    if (!claims || !user || user.disabled || claims.iat < user.password_changed_at) throw new HttpError('UNAUTHORIZED')
+    if (!claims || !user || user.disabled || claims.iat * 1000 < user.password_changed_at) throw new HttpError('UNAUTHORIZED')
     return context('jwt', user)
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/sqlite.js'
+import type { EventBus } from '../events.js'
 import { HttpError } from '../errors.js'
 import type { Limiter } from '../rate-limit.js'
 import type { Role } from '../schemas.js'
@@ -17,6 +18,7 @@ export interface AuthServiceDeps {
   users: Users
   tokens: Tokens
   log: FastifyBaseLogger
+  events: EventBus
   /** Failed logins per client address and per account. */
   loginFailures: Limiter
   /** Sends a password-reset token; resolves false when no mailer is configured. */
@@ -46,12 +48,11 @@ export function createAuthService(deps: AuthServiceDeps) {
   return {
     async setup(input: { email: string; password: string; name?: string }) {
       if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
-      const user = users.create({
-        email: input.email,
-        name: input.name ?? null,
-        passwordHash: await hashPassword(input.password),
-        role: 'owner',
-      })
+      const passwordHash = await hashPassword(input.password)
+      // Checked again after the await: two concurrent setups must not both create an owner.
+      if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
+      const user = users.create({ email: input.email, name: input.name ?? null, passwordHash, role: 'owner' })
+      deps.events.emit('user.created', { userId: user.id, id: user.id, data: users.toPublic(user) })
       return session(user)
     },
 
@@ -120,6 +121,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
         return users.create({ email: invite.email, name: input.name ?? null, passwordHash, role: invite.role })
       })()
+      deps.events.emit('user.created', { userId: user.id, id: user.id, data: users.toPublic(user) })
       return session(user)
     },
 

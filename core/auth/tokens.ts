@@ -49,10 +49,11 @@ export function createTokens(db: Db, secret: string) {
   }
 
   const signAccess = (user: { id: string; email: string; role: Role }) =>
-    new SignJWT({ email: user.email, role: user.role })
+    // iat keeps millisecond precision (RFC 7519 allows non-integer NumericDate) so a
+    // password change revokes tokens issued even in the same second, but not the new session's.
+    new SignJWT({ email: user.email, role: user.role, iat: Date.now() / 1000 })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
-      .setIssuedAt()
       .setExpirationTime(nowS() + ACCESS_TTL_S)
       .sign(key)
 

@@ -78,8 +78,8 @@ export function createUsers(db: Db, instanceTier: Tier) {
         name: input.name ?? null,
         password_hash: input.passwordHash,
         role: input.role,
-        // Seconds, matching JWT iat: tokens issued before a password change stop working.
-        password_changed_at: Math.floor(Date.now() / 1000),
+        // Milliseconds: access tokens whose iat precedes it stop working.
+        password_changed_at: Date.now(),
         created_at: now,
         updated_at: now,
       }
@@ -88,7 +88,7 @@ export function createUsers(db: Db, instanceTier: Tier) {
       return byId.get(row.id) as UserRow
     },
     setPassword(id: string, passwordHash: string): void {
-      setPassword.run(passwordHash, Math.floor(Date.now() / 1000), new Date().toISOString(), id)
+      setPassword.run(passwordHash, Date.now(), new Date().toISOString(), id)
     },
     update(id: string, patch: { role?: Role; tier?: Tier | null; disabled?: boolean; name?: string | null }): UserRow {
       const sets: string[] = []
