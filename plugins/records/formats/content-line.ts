@@ -1,0 +1,202 @@
+/**
+ * The line grammar vCard (RFC 6350/2426) and iCalendar (RFC 5545) share:
+ * folded lines, `group.NAME;PARAM=a,b:value`, text escaping and RFC 6868
+ * parameter escaping. Both format modules build on these helpers.
+ */
+
+export interface ContentLine {
+  /** 1-based line number of the line's first physical line in the file. */
+  line: number
+  group: string | null
+  /** Upper-cased property name. */
+  name: string
+  /** Upper-cased parameter names; values as written (unquoted, RFC 6868 decoded). */
+  params: Map<string, string[]>
+  value: string
+}
+
+/** Joins folded lines (a line starting with a space or tab continues the previous one). */
+export function unfold(text: string): Array<{ line: number; text: string }> {
+  const physical = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)
+  const out: Array<{ line: number; text: string }> = []
+  physical.forEach((raw, i) => {
+    if ((raw.startsWith(' ') || raw.startsWith('\t')) && out.length > 0) {
+      out[out.length - 1].text += raw.slice(1)
+    } else if (raw.trim() !== '') {
+      out.push({ line: i + 1, text: raw })
+    }
+  })
+  return out
+}
+
+/** Folds one logical line so no physical line exceeds 75 octets, never splitting a UTF-8 character. */
+export function fold(line: string): string {
+  const parts: string[] = []
+  let current = ''
+  let octets = 0
+  let limit = 75
+  for (const char of line) {
+    const size = Buffer.byteLength(char)
+    if (octets + size > limit) {
+      parts.push(current)
+      current = ''
+      octets = 0
+      limit = 74 // continuation lines carry a leading space
+    }
+    current += char
+    octets += size
+  }
+  parts.push(current)
+  return parts.join('\r\n ')
+}
+
+/** Splits `group.NAME;P=v;Q="a:b",c:value` into its parts; throws on a line without a colon. */
+export function parseContentLine(line: number, text: string): ContentLine {
+  let i = 0
+  const nameMatch = /^([A-Za-z0-9-]+\.)?([A-Za-z0-9-]+)/.exec(text)
+  if (!nameMatch) throw new Error(`line ${line}: not a content line`)
+  const group = nameMatch[1] ? nameMatch[1].slice(0, -1) : null
+  const name = nameMatch[2].toUpperCase()
+  i = nameMatch[0].length
+  const params = new Map<string, string[]>()
+  while (text[i] === ';') {
+    i++
+    const eq = /^[A-Za-z0-9-]+/.exec(text.slice(i))
+    if (!eq) throw new Error(`line ${line}: malformed parameter`)
+    let pname = eq[0].toUpperCase()
+    i += eq[0].length
+    const values: string[] = []
+    if (text[i] === '=') {
+      i++
+      for (;;) {
+        if (text[i] === '"') {
+          const end = text.indexOf('"', i + 1)
+          if (end < 0) throw new Error(`line ${line}: unterminated quoted parameter`)
+          values.push(decodeParam(text.slice(i + 1, end)))
+          i = end + 1
+        } else {
+          const m = /^[^;:,]*/.exec(text.slice(i))
+          values.push(decodeParam(m ? m[0] : ''))
+          i += m ? m[0].length : 0
+        }
+        if (text[i] !== ',') break
+        i++
+      }
+    } else {
+      // vCard 2.1 style bare parameter (TEL;CELL:...): a TYPE value.
+      values.push(pname)
+      pname = 'TYPE'
+    }
+    params.set(pname, [...(params.get(pname) ?? []), ...values])
+  }
+  if (text[i] !== ':') throw new Error(`line ${line}: expected ':' after ${name}`)
+  return { line, group, name, params, value: text.slice(i + 1) }
+}
+
+/** RFC 6868: ^n newline, ^' double quote, ^^ caret. */
+function decodeParam(value: string): string {
+  return value.replace(/\^([n'^])/g, (_, c: string) => (c === 'n' ? '\n' : c === "'" ? '"' : '^'))
+}
+
+/** Encodes a parameter value, quoting it when it holds a separator. */
+export function encodeParam(value: string): string {
+  const encoded = value.replace(/\^/g, '^^').replace(/\n/g, '^n').replace(/"/g, "^'")
+  return /[;:,\s]/.test(encoded) ? `"${encoded}"` : encoded
+}
+
+/** TEXT escaping: backslash, semicolon, comma and newline. */
+export function escapeText(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\n|\r/g, '\\n')
+}
+
+export function unescapeText(value: string): string {
+  return value.replace(/\\([\\;,nN:])/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c))
+}
+
+/** Splits on an unescaped separator (';' for structured values, ',' for lists) and unescapes each part. */
+export function splitEscaped(value: string, separator: ';' | ','): string[] {
+  const parts: string[] = []
+  let current = ''
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]
+    if (c === '\\' && i + 1 < value.length) {
+      current += c + value[i + 1]
+      i++
+    } else if (c === separator) {
+      parts.push(current)
+      current = ''
+    } else {
+      current += c
+    }
+  }
+  parts.push(current)
+  return parts.map(unescapeText)
+}
+
+/** Builds one folded content line from a name, parameters and an already escaped value. */
+export function contentLine(name: string, params: Array<[string, string | string[]]>, value: string): string {
+  const paramText = params
+    .map(([key, v]) => `;${key}=${(Array.isArray(v) ? v : [v]).map(encodeParam).join(',')}`)
+    .join('')
+  return fold(`${name}${paramText}:${value}`)
+}
+
+/** Lower-cased values of a parameter (TYPE=WORK,pref → ['work','pref']). */
+export function paramValues(cl: ContentLine, name: string): string[] {
+  return (cl.params.get(name) ?? []).flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase())
+}
+
+export interface Component {
+  name: string
+  line: number
+  properties: ContentLine[]
+  components: Component[]
+  /** Why the component cannot be used (a malformed line inside it, or no END). */
+  broken?: string
+}
+
+/**
+ * Groups content lines into BEGIN/END components. A malformed line breaks
+ * the enclosing entry (the component at `entryDepth`: 0 for VCARD, 1 for
+ * VEVENT) and is reported alone above that depth; a BEGIN of a component
+ * that is still open closes it as broken (a missing END).
+ */
+export function parseComponents(text: string, entryDepth = 0): { roots: Component[]; errors: Array<{ line: number; error: string }> } {
+  const roots: Component[] = []
+  const errors: Array<{ line: number; error: string }> = []
+  const stack: Component[] = []
+  const breakEntry = (line: number, error: string) => {
+    if (stack.length > entryDepth) stack[entryDepth].broken ??= error
+    else errors.push({ line, error })
+  }
+  for (const { line, text: raw } of unfold(text)) {
+    let cl: ContentLine
+    try {
+      cl = parseContentLine(line, raw)
+    } catch (err) {
+      breakEntry(line, (err as Error).message)
+      continue
+    }
+    const kind = cl.value.trim().toUpperCase()
+    if (cl.name === 'BEGIN') {
+      const reopened = stack.findIndex((c) => c.name === kind)
+      if (reopened >= 0) {
+        for (const open of stack.splice(reopened)) open.broken ??= `BEGIN:${open.name} on line ${open.line} is never closed`
+      }
+      const component: Component = { name: kind, line, properties: [], components: [] }
+      if (stack.length > 0) stack[stack.length - 1].components.push(component)
+      else roots.push(component)
+      stack.push(component)
+    } else if (cl.name === 'END') {
+      if (stack.length > 0 && stack[stack.length - 1].name === kind) stack.pop()
+      else breakEntry(line, `END:${kind} without matching BEGIN`)
+    } else if (stack.length > 0) {
+      stack[stack.length - 1].properties.push(cl)
+    } else {
+      errors.push({ line, error: `${cl.name} outside of any BEGIN/END block` })
+    }
+  }
+  // A missing END at the entry level breaks the entry; a missing END:VCALENDAR around complete events does not.
+  for (const open of stack.slice(entryDepth)) open.broken ??= `BEGIN:${open.name} on line ${open.line} is never closed`
+  return { roots, errors }
+}

@@ -1,0 +1,123 @@
+import { type Component, type ContentLine, parseComponents, splitEscaped, unescapeText } from './content-line.js'
+import { CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
+import { parseStamp } from './stamps.js'
+import { parseDuration, parseTime } from './ics-time.js'
+import { parseRRule } from './rrule.js'
+import type { EventRecord, ParseResult } from './types.js'
+
+/**
+ * iCalendar → events: every VEVENT of every VCALENDAR, as Google Calendar,
+ * Thunderbird and Apple export them. The calendar name comes from
+ * X-HEARTH-CALENDAR, else the first CATEGORIES value, else the file's
+ * X-WR-CALNAME. Modified occurrences (RECURRENCE-ID) are reported as failed
+ * rather than imported as duplicates.
+ */
+const STATUS: Record<string, EventRecord['status']> = { CONFIRMED: 'confirmed', TENTATIVE: 'tentative', CANCELLED: 'cancelled' }
+const PARTSTAT: Record<string, EventRecord['attendees'][number]['status']> = {
+  ACCEPTED: 'accepted',
+  DECLINED: 'declined',
+  TENTATIVE: 'tentative',
+  'NEEDS-ACTION': 'pending',
+  DELEGATED: 'pending',
+}
+
+export function parseICalendar(text: string): ParseResult<EventRecord> {
+  const { roots, errors } = parseComponents(text, 1)
+  const result: ParseResult<EventRecord> = { entries: [], failed: errors.map((e) => ({ line: e.line, error: e.error })) }
+  let index = 0
+  for (const root of roots) {
+    if (root.name !== 'VCALENDAR') {
+      result.failed.push({ line: root.line, error: `expected BEGIN:VCALENDAR, found BEGIN:${root.name}` })
+      continue
+    }
+    const calName = root.properties.find((p) => p.name === 'X-WR-CALNAME')
+    for (const vevent of root.components.filter((c) => c.name === 'VEVENT')) {
+      const at = { index: index++, line: vevent.line }
+      try {
+        if (vevent.broken) throw new Error(vevent.broken)
+        result.entries.push({ ...at, record: readEvent(vevent, calName ? unescapeText(calName.value).trim() : undefined) })
+      } catch (err) {
+        result.failed.push({ ...at, error: (err as Error).message })
+      }
+    }
+  }
+  return result
+}
+
+function readEvent(vevent: Component, fileCalendar?: string): EventRecord {
+  const prop = (name: string) => vevent.properties.find((p) => p.name === name)
+  const text = (name: string) => {
+    const cl = prop(name)
+    return cl ? unescapeText(cl.value) : null
+  }
+  if (prop('RECURRENCE-ID')) throw new Error('modified occurrence (RECURRENCE-ID) of a recurring event is not supported')
+  const dtstart = prop('DTSTART')
+  if (!dtstart) throw new Error('VEVENT has no DTSTART')
+  const start = parseTime(dtstart)
+  const dtend = prop('DTEND')
+  const duration = prop('DURATION')
+  let end_at: string | null = null
+  if (dtend) end_at = parseTime(dtend).iso
+  else if (duration) end_at = new Date(Date.parse(start.iso) + parseDuration(duration.value) * 1000).toISOString()
+
+  const categories = vevent.properties.filter((p) => p.name === 'CATEGORIES').flatMap((p) => splitEscaped(p.value, ','))
+  const statusText = text('STATUS')?.trim().toUpperCase()
+  const rrule = prop('RRULE')
+  const custom: Record<string, unknown> = {}
+  for (const cl of vevent.properties.filter((p) => p.name === CUSTOM_FIELD_PROPERTY)) {
+    const [key, value] = readCustomField(cl)
+    custom[key] = value
+  }
+  const record: EventRecord = {
+    title: text('SUMMARY')?.trim() || 'Untitled event',
+    description: text('DESCRIPTION') || null,
+    location: text('LOCATION')?.trim() || null,
+    start_at: start.iso,
+    end_at,
+    all_day: start.date,
+    recurrence: rrule ? parseRRule(rrule.value, rrule.line) : null,
+    status: (statusText && STATUS[statusText]) || 'confirmed',
+    calendar_name: text('X-HEARTH-CALENDAR')?.trim() || categories[0]?.trim() || fileCalendar || 'default',
+    reminders: vevent.components.filter((c) => c.name === 'VALARM').map((alarm) => readAlarm(alarm, start.iso, end_at)),
+    attendees: vevent.properties.filter((p) => p.name === 'ATTENDEE').map(readAttendee),
+    custom_fields: Object.keys(custom).length > 0 ? custom : null,
+  }
+  const source = text('X-HEARTH-SOURCE')?.trim()
+  if (source) record.source = source
+  const stampOf = (name: string) => {
+    const cl = prop(name)
+    return cl ? parseStamp(cl.value) : undefined
+  }
+  const created = stampOf('CREATED')
+  const modified = stampOf('LAST-MODIFIED')
+  if (created) record.created_at = created
+  if (modified) record.updated_at = modified
+  return record
+}
+
+function readAlarm(alarm: Component, startIso: string, endIso: string | null): EventRecord['reminders'][number] {
+  const trigger = alarm.properties.find((p) => p.name === 'TRIGGER')
+  if (!trigger) throw new Error(`line ${alarm.line}: VALARM has no TRIGGER`)
+  const action = alarm.properties.find((p) => p.name === 'ACTION')?.value.trim().toUpperCase()
+  const type = action === 'EMAIL' ? 'email' : 'notification'
+  const start = Date.parse(startIso)
+  let fireAt: number
+  if (trigger.params.get('VALUE')?.[0]?.toUpperCase() === 'DATE-TIME') {
+    fireAt = Date.parse(parseTime(trigger).iso)
+  } else {
+    const relatedToEnd = trigger.params.get('RELATED')?.[0]?.toUpperCase() === 'END' && endIso
+    const base = relatedToEnd ? Date.parse(endIso) : start
+    try {
+      fireAt = base + parseDuration(trigger.value) * 1000
+    } catch (err) {
+      throw new Error(`line ${trigger.line}: ${(err as Error).message}`)
+    }
+  }
+  return { type, minutes_before: Math.round((start - fireAt) / 60_000) }
+}
+
+function readAttendee(cl: ContentLine): EventRecord['attendees'][number] {
+  const email = unescapeText(cl.value).trim().replace(/^mailto:/i, '')
+  const partstat = cl.params.get('PARTSTAT')?.[0]?.toUpperCase()
+  return { email, name: cl.params.get('CN')?.[0] ?? '', status: (partstat && PARTSTAT[partstat]) || 'pending' }
+}

@@ -1,0 +1,113 @@
+/**
+ * The record shapes the format modules read and write: the fields of the
+ * REST API's notes, contacts and events (api.md, Resources) that a file can
+ * carry. Parsers produce create bodies plus the extras a file may hold
+ * (archived, timestamps, source); serializers take records as the API returns them.
+ */
+
+export type CustomFields = Record<string, unknown> | null
+
+export interface NoteRecord {
+  title: string | null
+  content: string
+  content_format: 'markdown' | 'html' | 'plain'
+  tags: string[]
+  pinned: boolean
+  archived: boolean
+  custom_fields: CustomFields
+  source?: string | null
+  created_at?: string
+  updated_at?: string
+}
+
+export interface ContactEmail {
+  address: string
+  label: 'work' | 'personal' | 'other'
+  primary: boolean
+}
+
+export interface ContactPhone {
+  number: string
+  label: 'mobile' | 'work' | 'home' | 'other'
+  primary: boolean
+}
+
+export interface ContactAddress {
+  street: string | null
+  city: string | null
+  state: string | null
+  postal_code: string | null
+  country: string | null
+  label: string | null
+}
+
+export interface ContactRecord {
+  display_name: string
+  first_name: string | null
+  last_name: string | null
+  emails: ContactEmail[]
+  phones: ContactPhone[]
+  company: string | null
+  job_title: string | null
+  addresses: ContactAddress[]
+  notes: string | null
+  avatar_path: string | null
+  tags: string[]
+  custom_fields: CustomFields
+  source?: string | null
+  created_at?: string
+  updated_at?: string
+}
+
+export interface Recurrence {
+  freq: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'
+  interval?: number
+  byday?: string[]
+  bymonthday?: number[]
+  bymonth?: number[]
+  count?: number
+  /** YYYY-MM-DD */
+  until?: string
+}
+
+export interface EventRecord {
+  title: string
+  description: string | null
+  location: string | null
+  start_at: string
+  end_at: string | null
+  all_day: boolean
+  recurrence: Recurrence | null
+  status: 'confirmed' | 'tentative' | 'cancelled'
+  calendar_name: string
+  reminders: Array<{ type: string; minutes_before: number }>
+  attendees: Array<{ email: string; name: string; status: 'accepted' | 'declined' | 'tentative' | 'pending' }>
+  custom_fields: CustomFields
+  source?: string | null
+  created_at?: string
+  updated_at?: string
+}
+
+/** One parsed entry of an import file, located for error reports. */
+export interface ParsedEntry<T> {
+  /** 0-based position of the entry in the file. */
+  index: number
+  /** 1-based line where the entry starts (text formats). */
+  line?: number
+  /** Zip member name (Markdown archives). */
+  file?: string
+  record: T
+}
+
+export interface ParseFailure {
+  /** Absent for lines outside any entry. */
+  index?: number
+  line?: number
+  file?: string
+  error: string
+}
+
+export interface ParseResult<T> {
+  entries: ParsedEntry<T>[]
+  failed: ParseFailure[]
+}

@@ -1,0 +1,171 @@
+import { type Component, type ContentLine, paramValues, parseComponents, splitEscaped, unescapeText } from './content-line.js'
+import { addField, CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
+import { parseStamp } from './stamps.js'
+import type { ContactAddress, ContactEmail, ContactPhone, ContactRecord, ParseResult } from './types.js'
+
+/**
+ * vCard 2.1/3.0/4.0 → contacts. Reads what Apple Contacts, Google and
+ * Nextcloud write: grouped properties with X-ABLabel labels, TYPE lists in
+ * any case, PREF parameters or TYPE=pref, `tel:` URIs. Properties Hearth has
+ * no field for (BDAY, NICKNAME, URL, foreign X- properties) land in
+ * custom_fields so nothing a user typed is silently lost.
+ */
+
+/** Standard properties kept as custom fields, under these keys. */
+export const EXTRA_PROPERTIES: Record<string, string> = { BDAY: 'birthday', NICKNAME: 'nickname', URL: 'url', ANNIVERSARY: 'anniversary' }
+
+const IGNORED = new Set(['VERSION', 'PRODID', 'UID', 'PHOTO', 'LOGO', 'SOUND', 'KEY', 'KIND', 'SOURCE', 'X-ABLABEL', 'X-ABADR', 'CLIENTPIDMAP', 'LABEL', 'GENDER', 'LANG', 'TZ', 'GEO', 'IMPP', 'MEMBER', 'RELATED', 'SORT-STRING', 'MAILER', 'CLASS', 'AGENT', 'NAME', 'PROFILE'])
+
+export function parseVCards(text: string): ParseResult<ContactRecord> {
+  const { roots, errors } = parseComponents(text)
+  const result: ParseResult<ContactRecord> = { entries: [], failed: errors.map((e) => ({ line: e.line, error: e.error })) }
+  roots.forEach((card, index) => {
+    try {
+      if (card.name !== 'VCARD') throw new Error(`expected BEGIN:VCARD, found BEGIN:${card.name}`)
+      if (card.broken) throw new Error(card.broken)
+      result.entries.push({ index, line: card.line, record: readCard(card) })
+    } catch (err) {
+      result.failed.push({ index, line: card.line, error: (err as Error).message })
+    }
+  })
+  return result
+}
+
+function readCard(card: Component): ContactRecord {
+  const labels = groupLabels(card.properties)
+  const record: ContactRecord = {
+    display_name: '',
+    first_name: null,
+    last_name: null,
+    emails: [],
+    phones: [],
+    company: null,
+    job_title: null,
+    addresses: [],
+    notes: null,
+    avatar_path: null,
+    tags: [],
+    custom_fields: null,
+  }
+  const custom: Record<string, unknown> = {}
+  let fn = ''
+  for (const cl of card.properties) {
+    const label = cl.group ? labels.get(cl.group) : undefined
+    const text = () => unescapeText(cl.value).trim()
+    switch (cl.name) {
+      case 'FN':
+        fn = text()
+        break
+      case 'N': {
+        const [family, given] = splitEscaped(cl.value, ';').map((s) => s.trim())
+        record.last_name = family || null
+        record.first_name = given || null
+        break
+      }
+      case 'EMAIL':
+        if (text()) record.emails.push({ address: text(), label: emailLabel(types(cl), label), primary: isPreferred(cl) })
+        break
+      case 'TEL':
+        if (text()) record.phones.push({ number: text().replace(/^tel:/i, ''), label: phoneLabel(types(cl), label), primary: isPreferred(cl) })
+        break
+      case 'ADR':
+        record.addresses.push(readAddress(cl, label))
+        break
+      case 'ORG': {
+        const [company, ...units] = splitEscaped(cl.value, ';').map((s) => s.trim())
+        record.company = company || null
+        if (units.some(Boolean)) custom.department = units.filter(Boolean).join(', ')
+        break
+      }
+      case 'TITLE':
+        record.job_title = text() || null
+        break
+      case 'NOTE':
+        record.notes = unescapeText(cl.value) || null
+        break
+      case 'CATEGORIES':
+        for (const tag of splitEscaped(cl.value, ',').map((s) => s.trim())) if (tag && !record.tags.includes(tag)) record.tags.push(tag)
+        break
+      case 'REV':
+        record.updated_at = parseStamp(cl.value)
+        break
+      case 'X-HEARTH-AVATAR-PATH':
+        record.avatar_path = text() || null
+        break
+      case 'X-HEARTH-SOURCE':
+        record.source = text() || null
+        break
+      case CUSTOM_FIELD_PROPERTY: {
+        const [key, value] = readCustomField(cl)
+        custom[key] = value
+        break
+      }
+      default:
+        if (EXTRA_PROPERTIES[cl.name]) addField(custom, EXTRA_PROPERTIES[cl.name], text())
+        else if (cl.name.startsWith('X-') && !IGNORED.has(cl.name)) addField(custom, cl.name.toLowerCase(), text())
+    }
+  }
+  record.display_name = fn || [record.first_name, record.last_name].filter(Boolean).join(' ') || record.company || ''
+  if (!record.display_name) throw new Error('vCard has no FN, N or ORG to name the contact')
+  keepOnePrimary(record.emails)
+  keepOnePrimary(record.phones)
+  if (Object.keys(custom).length > 0) record.custom_fields = custom
+  if (record.updated_at === undefined) delete record.updated_at
+  return record
+}
+
+/** Apple groups a property with `itemN.X-ABLabel:_$!<Work>!$_` or a custom label. */
+function groupLabels(properties: ContentLine[]): Map<string, string> {
+  const labels = new Map<string, string>()
+  for (const cl of properties) {
+    if (cl.name === 'X-ABLABEL' && cl.group) labels.set(cl.group, unescapeText(cl.value).replace(/^_\$!<(.*)>!\$_$/, '$1').trim())
+  }
+  return labels
+}
+
+function types(cl: ContentLine): string[] {
+  return paramValues(cl, 'TYPE')
+}
+
+function isPreferred(cl: ContentLine): boolean {
+  return types(cl).includes('pref') || cl.params.has('PREF')
+}
+
+function emailLabel(t: string[], groupLabel?: string): ContactEmail['label'] {
+  const all = groupLabel ? [...t, groupLabel.toLowerCase()] : t
+  if (all.includes('work')) return 'work'
+  if (all.includes('home') || all.includes('personal')) return 'personal'
+  return 'other'
+}
+
+function phoneLabel(t: string[], groupLabel?: string): ContactPhone['label'] {
+  const all = groupLabel ? [...t, groupLabel.toLowerCase()] : t
+  if (all.some((v) => v === 'cell' || v === 'mobile' || v === 'iphone')) return 'mobile'
+  if (all.includes('work')) return 'work'
+  if (all.includes('home')) return 'home'
+  return 'other'
+}
+
+const ADR_TYPE_NOISE = new Set(['pref', 'postal', 'parcel', 'dom', 'intl'])
+
+function readAddress(cl: ContentLine, groupLabel?: string): ContactAddress {
+  const [pobox = '', extended = '', street = '', city = '', state = '', code = '', country = ''] = splitEscaped(cl.value, ';').map((s) => s.trim())
+  const label = types(cl).find((t) => !ADR_TYPE_NOISE.has(t)) ?? groupLabel?.toLowerCase() ?? null
+  return {
+    street: [street, extended, pobox].filter(Boolean).join('\n') || null,
+    city: city || null,
+    state: state || null,
+    postal_code: code || null,
+    country: country || null,
+    label,
+  }
+}
+
+/** Only the first preferred entry stays primary (PREF may be set on several). */
+function keepOnePrimary(items: Array<{ primary: boolean }>): void {
+  let seen = false
+  for (const item of items) {
+    if (item.primary && seen) item.primary = false
+    if (item.primary) seen = true
+  }
+}

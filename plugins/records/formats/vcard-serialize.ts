@@ -1,0 +1,64 @@
+import { contentLine, escapeText } from './content-line.js'
+import { customFieldLines } from './custom-fields.js'
+import { formatStamp } from './stamps.js'
+import type { ContactRecord } from './types.js'
+import { EXTRA_PROPERTIES } from './vcard-parse.js'
+
+export type VCardVersion = '3.0' | '4.0'
+
+const EMAIL_TYPE = { work: 'work', personal: 'home', other: 'other' } as const
+const PHONE_TYPE = { mobile: 'cell', work: 'work', home: 'home', other: 'other' } as const
+/** custom_fields keys written back as their standard property (BDAY, NICKNAME...). */
+const EXTRA_BY_KEY = new Map(Object.entries(EXTRA_PROPERTIES).map(([prop, key]) => [key, prop]))
+
+type ExportedContact = ContactRecord & { id?: string }
+
+/** Contacts → one vCard file (CRLF, folded at 75 octets). */
+export function serializeVCards(contacts: ExportedContact[], version: VCardVersion = '4.0'): string {
+  return contacts.map((c) => serializeVCard(c, version)).join('')
+}
+
+export function serializeVCard(c: ExportedContact, version: VCardVersion): string {
+  const v4 = version === '4.0'
+  const lines = ['BEGIN:VCARD', `VERSION:${version}`, 'PRODID:-//Hearth//Hearth Records//EN']
+  if (c.id) lines.push(`UID:${v4 ? `urn:uuid:${c.id}` : c.id}`)
+  lines.push(contentLine('FN', [], escapeText(c.display_name)))
+  lines.push(contentLine('N', [], [c.last_name ?? '', c.first_name ?? '', '', '', ''].map(escapeText).join(';')))
+  if (c.company) lines.push(contentLine('ORG', [], escapeText(c.company)))
+  if (c.job_title) lines.push(contentLine('TITLE', [], escapeText(c.job_title)))
+  for (const e of c.emails) {
+    const type = v4 ? [EMAIL_TYPE[e.label] ?? 'other'] : ['internet', EMAIL_TYPE[e.label] ?? 'other']
+    lines.push(contentLine('EMAIL', typed(type, e.primary, v4), escapeText(e.address)))
+  }
+  for (const p of c.phones) {
+    const params = typed([PHONE_TYPE[p.label] ?? 'other'], p.primary, v4)
+    // vCard 4.0's TEL defaults to a URI; numbers as people type them are text.
+    lines.push(contentLine('TEL', v4 ? [['VALUE', 'text'], ...params] : params, escapeText(p.number)))
+  }
+  for (const a of c.addresses) {
+    const parts = ['', '', a.street, a.city, a.state, a.postal_code, a.country].map((s) => escapeText(s ?? ''))
+    lines.push(contentLine('ADR', a.label ? [['TYPE', a.label]] : [], parts.join(';')))
+  }
+  if (c.notes) lines.push(contentLine('NOTE', [], escapeText(c.notes)))
+  if (c.tags.length > 0) lines.push(contentLine('CATEGORIES', [], c.tags.map(escapeText).join(',')))
+  if (c.avatar_path) lines.push(contentLine('X-HEARTH-AVATAR-PATH', [], escapeText(c.avatar_path)))
+  if (c.source) lines.push(contentLine('X-HEARTH-SOURCE', [], escapeText(c.source)))
+  const written = new Set<string>()
+  for (const [key, prop] of EXTRA_BY_KEY) {
+    const value = c.custom_fields?.[key]
+    const values = typeof value === 'string' ? [value] : Array.isArray(value) && value.length > 1 && value.every((x) => typeof x === 'string') ? value : null
+    if (!values) continue
+    for (const item of values) lines.push(contentLine(prop, [], escapeText(item)))
+    written.add(key)
+  }
+  lines.push(...customFieldLines(c.custom_fields, written))
+  if (c.updated_at) lines.push(`REV:${formatStamp(c.updated_at)}`)
+  lines.push('END:VCARD')
+  return `${lines.join('\r\n')}\r\n`
+}
+
+/** TYPE list plus the version's way of marking the preferred entry. */
+function typed(type: string[], primary: boolean, v4: boolean): Array<[string, string | string[]]> {
+  if (!primary) return [['TYPE', type]]
+  return v4 ? [['TYPE', type], ['PREF', '1']] : [['TYPE', [...type, 'pref']]]
+}
