@@ -4,7 +4,8 @@ import type { SmartAttribute, SmartRecord, SmartStatus } from '../driver.js'
 /**
  * `smartctl --json -a /dev/X` into the SMART record. smartctl's exit status
  * is a bit mask (smartctl(8) "RETURN VALUES"): bit 0 the command line did
- * not parse, bit 1 the device could not be opened (or has no SMART), bit 3
+ * not parse (also: unknown device type or USB bridge), bit 1 the device could
+ * not be opened, bit 3
  * "DISK FAILING", bit 4 prefail attributes at or below threshold, bit 5
  * attributes below threshold in the past.
  */
@@ -29,7 +30,6 @@ interface SmartctlJson {
   nvme_smart_health_information_log?: Record<string, number | number[]>
 }
 
-const BIT_CMDLINE = 1
 const BIT_FAILING = 8
 const BIT_PREFAIL_NOW = 16
 const BIT_PAST = 32
@@ -102,11 +102,9 @@ export function parseSmartctl(diskId: string, stdout: string, code: number | nul
   } catch {
     throw new HttpError('SERVICE_UNAVAILABLE', 'smartctl printed output that is not JSON', { tool: 'smartctl' })
   }
+  // Bits 0 and 1 without data are how smartctl says it cannot talk SMART to this
+  // device ("Unable to detect device type", "Unknown USB bridge"): no SMART, not an error.
   const exit = json.smartctl?.exit_status ?? code ?? 0
-  if (exit & BIT_CMDLINE) {
-    const why = json.smartctl?.messages?.[0]?.string ?? 'command line did not parse'
-    throw new HttpError('SERVICE_UNAVAILABLE', `smartctl refused the request: ${why}`, { tool: 'smartctl' })
-  }
   const nvme = json.nvme_smart_health_information_log
   const attributes = nvme ? nvmeAttributes(nvme) : ataAttributes(json)
   const hasVerdict = typeof json.smart_status?.passed === 'boolean'
