@@ -48,13 +48,13 @@ export function createTokens(db: Db, secret: string) {
     return token
   }
 
-  const signAccess = (user: { id: string; email: string; role: Role }) =>
+  const signAccess = (user: { id: string; email: string; role: Role }, iat = Date.now() / 1000) =>
     // iat keeps millisecond precision (RFC 7519 allows non-integer NumericDate) so a
     // password change revokes tokens issued even in the same second, but not the new session's.
-    new SignJWT({ email: user.email, role: user.role, iat: Date.now() / 1000 })
+    new SignJWT({ email: user.email, role: user.role, iat })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
-      .setExpirationTime(nowS() + ACCESS_TTL_S)
+      .setExpirationTime(iat + ACCESS_TTL_S)
       .sign(key)
 
   return {

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+
+const ROOT = new URL('../../../', import.meta.url).pathname
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+
+function start(env: Record<string, string>) {
+  // `npm start` as a user runs it; detached so the whole process group can be signalled.
+  const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (d) => (output += d))
+  child.stderr.on('data', (d) => (output += d))
+  const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(code ?? (signal === 'SIGTERM' ? 0 : null))))
+  return { child, exited, output: () => output }
+}
+
+t.test('npm start serves /health on its port and drains on SIGTERM', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const port = await freePort()
+  const dnsPort = await freePort()
+  const proc = start({ HEARTH_DATA_DIR: dataDir, HEARTH_PORT: String(port), HEARTH_HOST: '127.0.0.1', HEARTH_DNS_PORT: String(dnsPort), HEARTH_DNS_HOST: '127.0.0.1' })
+  t.teardown(() => {
+    try {
+      process.kill(-(proc.child.pid as number), 'SIGKILL')
+    } catch {}
+  })
+  let health: { status: number; body: { data: { components: Record<string, unknown> } } } | undefined
+  for (let i = 0; i < 100 && !health; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
+      health = { status: res.status, body: (await res.json()) as { data: { components: Record<string, unknown> } } }
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  t.ok(health, `daemon answered: ${proc.output().slice(-500)}`)
+  t.equal(health?.status, 200)
+  t.ok(health?.body.data.components.database, 'health reports components')
+  process.kill(-(proc.child.pid as number), 'SIGTERM')
+  t.equal(await proc.exited, 0, 'clean exit on SIGTERM (npm forwards the signal)')
+  t.match(proc.output(), /shutting down/)
+  t.notMatch(proc.output(), /"level":50/, 'no error logged while draining')
+  const wal = join(dataDir, 'hearth.db-wal')
+  t.ok(!existsSync(wal) || statSync(wal).size === 0, 'WAL checkpointed: the database was closed cleanly')
+})
+
+t.test('a bad configuration value stops the start with one clear line', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const proc = start({ HEARTH_DATA_DIR: dataDir, HEARTH_PORT: '99999' })
+  const code = await proc.exited
+  t.not(code, 0)
+  t.match(proc.output(), /hearth: configuration error: HEARTH_PORT=99999 is invalid/)
+})
