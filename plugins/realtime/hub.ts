@@ -1,0 +1,70 @@
+import type { WebSocket } from 'ws'
+import type { AuthContext, EventBus, HearthEvent } from '../../core/plugin-api.js'
+import { type DropReason, RealtimeClient } from './client.js'
+
+export interface HubOptions {
+  events: EventBus
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
+  maxBufferBytes: number
+  pingIntervalMs: number
+}
+
+/**
+ * Fans the event bus out to WebSocket clients. Every event is serialized
+ * once and handed to each interested client's non-blocking send, inside the
+ * bus's synchronous dispatch: the writer that emitted it never waits.
+ */
+export function createHub(opts: HubOptions) {
+  const clients = new Set<RealtimeClient>()
+
+  const drop = (client: RealtimeClient, reason: DropReason) => {
+    if (!clients.delete(client)) return
+    opts.log.warn({ userId: client.auth.userId, reason, buffered: client.socket.bufferedAmount }, `realtime client dropped: ${reason}`)
+    client.socket.terminate()
+  }
+
+  const unsubscribe = opts.events.on('*', (event: HearthEvent) => {
+    let text: string | undefined
+    let bytes = 0
+    for (const client of clients) {
+      if (!client.wants(event)) continue
+      if (text === undefined) {
+        text = JSON.stringify({ type: event.type, id: event.id ?? null, at: event.at, data: event.data })
+        bytes = Buffer.byteLength(text)
+      }
+      client.send(text, bytes)
+    }
+  })
+
+  const heartbeat = setInterval(() => {
+    for (const client of clients) client.heartbeat()
+  }, opts.pingIntervalMs)
+  heartbeat.unref()
+
+  return {
+    attach(socket: WebSocket, auth: Pick<AuthContext, 'userId' | 'role'>): RealtimeClient {
+      const client = new RealtimeClient(socket, auth, opts.maxBufferBytes, drop)
+      clients.add(client)
+      socket.on('close', () => clients.delete(client))
+      client.control('ready', { user_id: auth.userId, subscribe: ['*'] })
+      return client
+    },
+
+    count: () => clients.size,
+
+    /** Says goodbye (1001) to every client, then cuts the ones that do not answer within `graceMs`. */
+    async close(graceMs = 500): Promise<void> {
+      unsubscribe()
+      clearInterval(heartbeat)
+      const open = [...clients]
+      clients.clear()
+      const closed = open.map((c) => new Promise<void>((resolve) => (c.socket.readyState === c.socket.CLOSED ? resolve() : c.socket.once('close', () => resolve()))))
+      for (const c of open) c.socket.close(1001, 'server shutting down')
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
+      await Promise.race([Promise.all(closed), timer])
+      for (const c of open) c.socket.terminate()
+    },
+  }
+}
+
+export type Hub = ReturnType<typeof createHub>
