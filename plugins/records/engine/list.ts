@@ -1,0 +1,157 @@
+import type Database from 'better-sqlite3'
+import { ftsQuery } from './fts.js'
+import type { RecordStore, Row } from './store.js'
+import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
+
+/**
+ * List queries: the common parameters (deleted state, source, tag AND,
+ * search) plus the resource's own filters, one sort key with the sequence
+ * number as tie-breaker (stable pages, and the key's index serves the order),
+ * bm25 ranking when searching without an explicit sort, and the expansion of
+ * repeating records (events) into occurrences for ranged queries.
+ */
+export interface Page {
+  items: Record<string, unknown>[]
+  total: number
+}
+
+interface Ranked {
+  record: ApiRecord
+  seq: number
+  rank: number
+}
+
+const MAX_SERIES = 5000
+
+export class RecordLister {
+  private readonly statements = new Map<string, Database.Statement>()
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly def: ResourceDefinition,
+    private readonly store: RecordStore,
+  ) {}
+
+  private prepare(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql)
+    if (!stmt) {
+      if (this.statements.size > 500) this.statements.clear()
+      stmt = this.db.prepare(sql)
+      this.statements.set(sql, stmt)
+    }
+    return stmt
+  }
+
+  private clauses(userId: string, q: ListQuery, ctx: ListContext): SqlClause[] {
+    const out: SqlClause[] = [{ sql: 't.user_id = ?', params: [userId] }]
+    if (q.only_deleted) out.push({ sql: 't.deleted_at IS NOT NULL', params: [] })
+    else if (!q.include_deleted) out.push({ sql: 't.deleted_at IS NULL', params: [] })
+    const hidden = this.def.hiddenByDefault?.(q)
+    if (hidden) out.push(hidden)
+    if (q.source !== undefined) out.push({ sql: 't.source = ?', params: [q.source] })
+    for (const tag of new Set(q.tag ?? [])) {
+      out.push({ sql: 'EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value = ?)', params: [tag] })
+    }
+    out.push(...this.def.filters(q, ctx))
+    return out
+  }
+
+  private orderBy(q: ListQuery, ranked: boolean): string {
+    if (ranked) return 'ORDER BY f.rank ASC, t.seq DESC'
+    const key = q.sort ?? this.def.sort.default
+    const dir = (q.order ?? this.def.sort.order).toUpperCase()
+    const col = this.def.sort.nocase?.includes(key) ? `t.${key} COLLATE NOCASE` : `t.${key}`
+    const nulls = this.def.sort.nullable?.includes(key) ? ' NULLS LAST' : ''
+    return `ORDER BY ${col} ${dir}${nulls}, t.seq ${dir}`
+  }
+
+  list(userId: string, q: ListQuery, ctx: ListContext): Page {
+    const where = this.clauses(userId, q, ctx)
+    let join = ''
+    const joinParams: unknown[] = []
+    const search = q.search?.trim()
+    if (search) {
+      const match = ftsQuery(search)
+      if (!match) return { items: [], total: 0 }
+      const { table, weights } = this.def.fts
+      join = `JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
+      joinParams.push(match)
+    }
+    const ranked = Boolean(search) && q.sort === undefined
+    const from = `FROM ${this.def.name} t ${join}`
+    const select = `SELECT t.*${search ? ', f.rank AS _rank' : ''} ${from}`
+    const order = this.orderBy(q, ranked)
+
+    const run = (extra: SqlClause[], tail: string, tailParams: unknown[]) => {
+      const all = [...where, ...extra]
+      const sql = `${select} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} ${tail}`
+      return (this.prepare(sql).all(...joinParams, ...all.flatMap((c) => c.params), ...tailParams) as Row[]).map((row) => ({
+        record: this.store.toRecord(row),
+        seq: row.seq,
+        rank: (row._rank as number | undefined) ?? 0,
+      }))
+    }
+    const count = (extra: SqlClause[]) => {
+      const all = [...where, ...extra]
+      const sql = `SELECT count(*) AS n ${from} WHERE ${all.map((c) => c.sql).join(' AND ')}`
+      return (this.prepare(sql).get(...joinParams, ...all.flatMap((c) => c.params)) as { n: number }).n
+    }
+
+    const expansion = this.def.expansion
+    const window = expansion?.window(q, ctx) ?? null
+    if (!expansion || !window) {
+      const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset])
+      // A short first page already is the whole result: no count query needed.
+      const total = q.offset === 0 && rows.length < q.limit ? rows.length : count([])
+      return { items: this.project(rows, q), total }
+    }
+
+    // Plain records in the window come from SQL; repeating ones are expanded here, then both merge.
+    const col = `t.${expansion.column}`
+    const range: SqlClause[] = []
+    if (window.from !== null) range.push({ sql: `${col} >= ?`, params: [new Date(window.from).toISOString()] })
+    if (window.to !== null) range.push({ sql: `${col} <= ?`, params: [new Date(window.to).toISOString()] })
+    const plain = [{ sql: `NOT (${expansion.repeatingSql})`, params: [] }, ...range]
+    const plainRows = run(plain, 'LIMIT ?', [q.offset + q.limit])
+    const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
+    const occurrences = series.flatMap((s) => expansion.expand(s.record, window).map((record) => ({ ...s, record })))
+    const merged = [...plainRows, ...occurrences].sort(this.comparator(q, ranked))
+    return { items: this.project(merged.slice(q.offset, q.offset + q.limit), q), total: count(plain) + occurrences.length }
+  }
+
+  /** The SQL order, in code, for merged results. */
+  private comparator(q: ListQuery, ranked: boolean): (a: Ranked, b: Ranked) => number {
+    if (ranked) return (a, b) => a.rank - b.rank || b.seq - a.seq
+    const key = q.sort ?? this.def.sort.default
+    const sign = (q.order ?? this.def.sort.order) === 'desc' ? -1 : 1
+    const nocase = this.def.sort.nocase?.includes(key)
+    const value = (r: Ranked) => {
+      const v = r.record[key]
+      return typeof v === 'string' && nocase ? v.toLowerCase() : (v as string | null)
+    }
+    return (a, b) => {
+      const [x, y] = [value(a), value(b)]
+      if (x === y) return sign * (a.seq - b.seq)
+      if (x === null) return 1
+      if (y === null) return -1
+      return sign * (x < y ? -1 : 1)
+    }
+  }
+
+  private project(rows: Ranked[], q: ListQuery): Record<string, unknown>[] {
+    if (q.format !== 'compact') return rows.map((r) => r.record)
+    return rows.map((r) => dropEmpty(this.def.compact(r.record)))
+  }
+}
+
+/** decisions.md: compact items drop null and empty values (false and 0 stay). */
+export function dropEmpty(item: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(item)) {
+    if (v === null || v === undefined || v === '') continue
+    if (Array.isArray(v) && v.length === 0) continue
+    if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0) continue
+    out[k] = v
+  }
+  return out
+}

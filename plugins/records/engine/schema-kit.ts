@@ -1,0 +1,46 @@
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox'
+import { Nullable, Timestamp, Uuid } from '../../../core/plugin-api.js'
+
+/** TypeBox pieces every resource definition shares. */
+
+/** A string enum as JSON Schema `enum` (one clear `enum` constraint on failure). */
+export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
+
+export const NullableText = (maxLength = 10_000) => Nullable(Type.String({ maxLength }))
+
+export const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })
+
+/** Arbitrary key-value data; null values in a write remove keys. */
+export const CustomFields = Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Unknown())
+
+/** The fields the engine itself manages, appended to every record. */
+export const managedFields = {
+  source: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  deleted_at: Nullable(Timestamp),
+}
+
+/** Response schema of a full record: id, the resource's fields, then the managed fields. */
+export function recordSchema(fields: TProperties): TObject {
+  return Type.Object({ id: Uuid, ...fields, custom_fields: Nullable(CustomFields), ...managedFields })
+}
+
+/** POST body: the writable fields, `required` listed, nothing else accepted. */
+export function createSchema(fields: TProperties, required: string[]): TObject {
+  const props: TProperties = {}
+  for (const [key, schema] of Object.entries({ ...fields, custom_fields: Nullable(CustomFields) })) {
+    props[key] = required.includes(key) ? schema : Type.Optional(schema)
+  }
+  return Type.Object(props, { additionalProperties: false })
+}
+
+/** PATCH body: the same fields, all optional. */
+export function patchSchema(fields: TProperties): TObject {
+  const props: TProperties = {}
+  for (const [key, schema] of Object.entries({ ...fields, custom_fields: Nullable(CustomFields) })) {
+    props[key] = Type.Optional(schema as TSchema)
+  }
+  return Type.Object(props, { additionalProperties: false })
+}

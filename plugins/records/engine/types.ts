@@ -1,0 +1,103 @@
+import type { TObject, TSchema } from '@sinclair/typebox'
+
+/**
+ * What a resource declares so the engine can store, list, search and route
+ * it. Notes, contacts and events are each one of these (resources/*.ts); a
+ * fourth resource is one more definition plus its migration.
+ */
+
+/** How a column travels between SQLite and the API. */
+export type ColumnKind = 'text' | 'bool' | 'json'
+
+/** A record as the REST API returns it. */
+export type ApiRecord = Record<string, unknown> & { id: string }
+
+/** Everything a definition's hooks may need besides the body. */
+export interface WriteContext {
+  /** ISO time of this write (from api.now()). */
+  now: string
+}
+
+/** One SQL condition with its bound parameters. */
+export interface SqlClause {
+  sql: string
+  params: unknown[]
+}
+
+/** The list query after schema validation (coerced types). */
+export type ListQuery = Record<string, unknown> & {
+  limit: number
+  offset: number
+  sort?: string
+  order?: 'asc' | 'desc'
+  search?: string
+  tag?: string[]
+  source?: string
+  include_deleted?: boolean
+  only_deleted?: boolean
+  format?: 'compact'
+}
+
+export interface ListContext {
+  /** Milliseconds since the epoch, for relative date filters. */
+  now: number
+}
+
+/**
+ * A ranged list of a resource whose records repeat (events): the engine
+ * hands over the stored series and gets back the items they produce in range.
+ */
+export interface RangeExpansion {
+  /** Column (ISO datetime text) the window applies to for plain records. */
+  column: string
+  /** The time window the query asks for, or null when it asks for none. */
+  window(query: ListQuery, ctx: ListContext): { from: number | null; to: number | null } | null
+  /** SQL that tells a repeating record from a plain one (true = repeats). */
+  repeatingSql: string
+  /** Items (occurrences) of one repeating record inside the window. */
+  expand(record: ApiRecord, window: { from: number | null; to: number | null }): ApiRecord[]
+}
+
+export interface ResourceDefinition {
+  /** Plural, the URL segment and table name: 'notes'. */
+  name: string
+  /** Singular, the event prefix: 'note'. */
+  singular: string
+  /** Columns besides seq, id, user_id, source and the timestamps, in response order. */
+  columns: Record<string, ColumnKind>
+  /** FTS5 table and per-column bm25 weights (higher = more relevant). */
+  fts: { table: string; weights: number[] }
+  schemas: {
+    /** The full record as returned. */
+    record: TObject
+    /** POST body (additionalProperties false). */
+    create: TObject
+    /** PATCH body (every field optional, additionalProperties false). */
+    patch: TObject
+    /** Resource-specific list parameters, merged into the common ones. */
+    listFilters: TObject
+    /** Item of `format=compact`. */
+    compact: TObject
+  }
+  /** Sort keys accepted by `sort` and the defaults. */
+  sort: { keys: string[]; default: string; order: 'asc' | 'desc'; nocase?: string[]; nullable?: string[] }
+  /** Fields a create body may omit and their defaults (arrays are copied per record). */
+  defaults: Record<string, unknown>
+  /**
+   * Fields an import may carry beyond the create body (e.g. a note's `archived`),
+   * validated by this schema fragment.
+   */
+  importExtras?: Record<string, TSchema>
+  /** Derives fields (title, display_name, end_at) and checks cross-field rules; throws VALIDATION_ERROR. */
+  complete(record: Record<string, unknown>, changed: Set<string>, previous: Record<string, unknown> | null): void
+  /** Resource-specific list filters. */
+  filters(query: ListQuery, ctx: ListContext): SqlClause[]
+  /** Hides records unless the query asks for them (notes: archived). */
+  hiddenByDefault?(query: ListQuery): SqlClause | null
+  /** Projection for `format=compact` (null and empty values are dropped by the engine). */
+  compact(record: ApiRecord): Record<string, unknown>
+  /** Repeating records (events' recurrence). */
+  expansion?: RangeExpansion
+  /** Response schema of one list item beyond record/compact (e.g. occurrence markers). */
+  listItem?: TSchema
+}

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox'
+import { definePlugin } from '../../core/plugin-api.js'
+import { noteArchiveRoutes } from './routes/notes.js'
+import { recordRoutes } from './routes/records.js'
+import { createRecordsService } from './service.js'
+
+const Config = Type.Object({
+  /** Days a soft-deleted record stays in the trash before the purge removes it (decisions.md: 30). */
+  trashRetentionDays: Type.Integer({ minimum: 1, maximum: 36_500, default: 30, env: 'HEARTH_TRASH_RETENTION_DAYS' }),
+})
+
+/** Notes, contacts and calendar events under /api/v1 (api.md), with search, trash and change events. */
+export default definePlugin(
+  {
+    name: 'records',
+    version: '1.0.0',
+    apiVersion: '^1.0.0',
+    description: 'Notes, contacts and calendar events',
+    prefix: '',
+    migrations: new URL('./migrations/', import.meta.url),
+    config: Config,
+    scope: 'records',
+  },
+  async (app, api) => {
+    const service = createRecordsService({ db: api.db, events: api.events, now: api.now })
+    await recordRoutes(app, { service })
+    await noteArchiveRoutes(app, { service })
+
+    // Hourly, and once at start so a daemon that was off at purge time catches up.
+    const purge = () => {
+      const purged = service.purgeTrash(api.config.trashRetentionDays)
+      if (purged) api.log.info({ purged, retentionDays: api.config.trashRetentionDays }, 'trash purged')
+    }
+    purge()
+    api.cron.schedule('records.trash-purge', '17 * * * *', purge)
+  },
+)

@@ -1,0 +1,166 @@
+import { Type } from '@sinclair/typebox'
+import { Nullable, Timestamp, Uuid } from '../../../core/plugin-api.js'
+import { createSchema, NullableText, patchSchema, recordSchema, StringEnum } from '../engine/schema-kit.js'
+import type { ApiRecord, ResourceDefinition } from '../engine/types.js'
+import { invalid } from '../engine/validate.js'
+import { queryWindow } from './event-window.js'
+import { BYDAY, occurrences, type Recurrence as Rule } from './recurrence.js'
+
+/** Calendar events (api.md, Calendar event), with recurrence expanded in ranged lists. */
+
+const HOUR = 3_600_000
+const DATE_OR_DATETIME = '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})?)?$'
+
+export const Recurrence = Type.Object(
+  {
+    freq: StringEnum(['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const),
+    interval: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    byday: Type.Optional(Type.Array(Type.String({ pattern: BYDAY.source }), { minItems: 1, maxItems: 35 })),
+    bymonthday: Type.Optional(Type.Array(Type.Integer({ minimum: -31, maximum: 31, not: { const: 0 } }), { minItems: 1, maxItems: 31 })),
+    bymonth: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 12 }), { minItems: 1, maxItems: 12 })),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    until: Type.Optional(Type.String({ pattern: DATE_OR_DATETIME, description: 'YYYY-MM-DD (inclusive, local time) or a datetime' })),
+  },
+  { additionalProperties: false },
+)
+
+const Reminder = Type.Object(
+  { type: StringEnum(['notification', 'email'] as const), minutes_before: Type.Integer({ minimum: 0, maximum: 525_600 }) },
+  { additionalProperties: false },
+)
+const AttendeeStatus = StringEnum(['accepted', 'declined', 'tentative', 'pending'] as const)
+const attendee = (complete: boolean) =>
+  Type.Object(
+    complete
+      ? { email: Type.String(), name: Nullable(Type.String()), status: AttendeeStatus }
+      : { email: Type.String({ minLength: 1, maxLength: 320 }), name: Type.Optional(NullableText(300)), status: Type.Optional(AttendeeStatus) },
+    { additionalProperties: false },
+  )
+
+const fields = (complete: boolean) => ({
+  title: Type.String({ minLength: 1, maxLength: 500 }),
+  description: NullableText(100_000),
+  location: NullableText(1000),
+  start_at: Timestamp,
+  end_at: Nullable(Timestamp),
+  all_day: Type.Boolean(),
+  recurrence: Nullable(Recurrence),
+  status: StringEnum(['confirmed', 'tentative', 'cancelled'] as const),
+  calendar_name: Type.String({ minLength: 1, maxLength: 200 }),
+  reminders: Type.Array(Reminder, { maxItems: 50 }),
+  attendees: Type.Array(attendee(complete), { maxItems: 500 }),
+})
+
+const iso = (v: unknown) => new Date(String(v)).toISOString()
+
+function checkRecurrence(rule: Rule | null | undefined): void {
+  if (!rule) return
+  if (rule.count !== undefined && rule.until !== undefined) {
+    throw invalid('recurrence.until', 'exclusive', 'recurrence takes count or until, not both (RFC 5545)')
+  }
+  if ((rule.freq === 'DAILY' || rule.freq === 'WEEKLY') && rule.byday?.some((c) => /\d/.test(c))) {
+    throw invalid('recurrence.byday', 'ordinal', 'ordinal byday (e.g. 1MO) applies to MONTHLY and YEARLY only')
+  }
+}
+
+export const events: ResourceDefinition = {
+  name: 'events',
+  singular: 'event',
+  columns: {
+    title: 'text',
+    description: 'text',
+    location: 'text',
+    start_at: 'text',
+    end_at: 'text',
+    all_day: 'bool',
+    recurrence: 'json',
+    status: 'text',
+    calendar_name: 'text',
+    reminders: 'json',
+    attendees: 'json',
+    custom_fields: 'json',
+  },
+  fts: { table: 'events_fts', weights: [10, 1] },
+  schemas: {
+    record: recordSchema(fields(true)),
+    create: createSchema(fields(false), ['title', 'start_at']),
+    patch: patchSchema(fields(false)),
+    listFilters: Type.Object({
+      date: Type.String({ pattern: '^(today|tomorrow|this_week|this_month|\\d{4}-\\d{2}-\\d{2})$' }),
+      from: Type.String({ minLength: 10, maxLength: 40, description: 'datetime (or YYYY-MM-DD): events starting at or after' }),
+      to: Type.String({ minLength: 10, maxLength: 40, description: 'datetime (or YYYY-MM-DD, whole day): events starting up to and including' }),
+      calendar_name: Type.String({ minLength: 1, maxLength: 200 }),
+      status: StringEnum(['confirmed', 'tentative', 'cancelled'] as const),
+    }),
+    compact: Type.Object({
+      id: Uuid,
+      title: Type.String(),
+      start_at: Timestamp,
+      end_at: Type.Optional(Timestamp),
+      all_day: Type.Boolean(),
+      location: Type.Optional(Type.String()),
+      status: Type.String(),
+    }),
+  },
+  sort: { keys: ['start_at', 'created_at', 'updated_at', 'title'], default: 'start_at', order: 'asc', nocase: ['title'] },
+  defaults: {
+    description: null,
+    location: null,
+    end_at: null,
+    all_day: false,
+    recurrence: null,
+    status: 'confirmed',
+    calendar_name: 'default',
+    reminders: [],
+    attendees: [],
+    custom_fields: null,
+  },
+  complete(record, changed, previous) {
+    record.start_at = iso(record.start_at)
+    if (record.end_at) record.end_at = iso(record.end_at)
+    // Moving an event keeps its length unless a new end is given.
+    if (previous && changed.has('start_at') && !changed.has('end_at') && previous.end_at) {
+      const length = Date.parse(String(previous.end_at)) - Date.parse(String(previous.start_at))
+      record.end_at = new Date(Date.parse(record.start_at as string) + length).toISOString()
+    }
+    if (!record.end_at && !record.all_day) record.end_at = new Date(Date.parse(record.start_at as string) + HOUR).toISOString()
+    if (record.end_at && Date.parse(record.end_at as string) < Date.parse(record.start_at as string)) {
+      throw invalid('end_at', 'after_start_at', 'end_at must not be before start_at')
+    }
+    checkRecurrence(record.recurrence as Rule | null)
+    record.attendees = (record.attendees as Array<Record<string, unknown>>).map((a) => ({ name: null, status: 'pending', ...a }))
+  },
+  filters(query) {
+    const out = []
+    if (query.calendar_name !== undefined) out.push({ sql: 't.calendar_name = ?', params: [query.calendar_name] })
+    if (query.status !== undefined) out.push({ sql: 't.status = ?', params: [query.status] })
+    return out
+  },
+  compact(r) {
+    return { id: r.id, title: r.title, start_at: r.start_at, end_at: r.end_at, all_day: r.all_day, location: r.location, status: r.status }
+  },
+  expansion: {
+    column: 'start_at',
+    repeatingSql: 't.recurrence IS NOT NULL',
+    window: (query, ctx) => queryWindow(query, ctx.now),
+    expand(series: ApiRecord, window) {
+      const start = Date.parse(String(series.start_at))
+      const length = series.end_at ? Date.parse(String(series.end_at)) - start : null
+      return occurrences(series.recurrence as Rule, start, window.from, window.to).map((at) => {
+        const startAt = new Date(at).toISOString()
+        return {
+          ...series,
+          start_at: startAt,
+          end_at: length === null ? null : new Date(at + length).toISOString(),
+          recurrence_id: series.id,
+          occurrence_start: startAt,
+        }
+      })
+    },
+  },
+  listItem: Type.Object({
+    ...recordSchema(fields(true)).properties,
+    recurrence_id: Type.Optional(Uuid),
+    occurrence_start: Type.Optional(Timestamp),
+  }),
+}

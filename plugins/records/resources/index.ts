@@ -1,0 +1,6 @@
+import { contacts } from './contacts.js'
+import { events } from './events.js'
+import { notes } from './notes.js'
+
+/** Every records resource; a new one is a definition file, a migration and one line here. */
+export const resources = { notes, contacts, events }

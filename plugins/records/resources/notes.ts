@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox'
+import { Nullable, Timestamp, Uuid } from '../../../core/plugin-api.js'
+import { createSchema, NullableText, patchSchema, recordSchema, StringEnum, Tags } from '../engine/schema-kit.js'
+import type { ResourceDefinition } from '../engine/types.js'
+
+/** Notes (api.md, Note): markdown, html or plain text, with tags, pin and archive. */
+
+const TITLE_MAX = 80
+
+const fields = {
+  title: NullableText(500),
+  content: Type.String({ maxLength: 1_000_000 }),
+  content_format: StringEnum(['markdown', 'html', 'plain'] as const),
+  tags: Tags,
+  pinned: Type.Boolean(),
+}
+
+/** decisions.md: the first non-empty line, markdown heading marks removed, at most 80 characters. */
+export function titleFromContent(content: string): string | null {
+  for (const raw of content.split(/\r?\n/)) {
+    const line = raw
+      .replace(/^\s{0,3}#{1,6}(\s+|$)/, '')
+      .replace(/\s+#+\s*$/, '')
+      .trim()
+    if (line) return Array.from(line).slice(0, TITLE_MAX).join('').trimEnd()
+  }
+  return null
+}
+
+export const notes: ResourceDefinition = {
+  name: 'notes',
+  singular: 'note',
+  columns: { title: 'text', content: 'text', content_format: 'text', tags: 'json', pinned: 'bool', archived: 'bool', custom_fields: 'json' },
+  fts: { table: 'notes_fts', weights: [10, 1] },
+  schemas: {
+    record: recordSchema({ ...fields, title: Nullable(Type.String()), archived: Type.Boolean() }),
+    create: createSchema(fields, ['content']),
+    patch: patchSchema({ ...fields, archived: Type.Boolean() }),
+    listFilters: Type.Object({
+      tag: Type.Array(Type.String({ minLength: 1 }), { maxItems: 20, description: 'exact tag; repeatable, combined with AND' }),
+      pinned: Type.Boolean(),
+      archived: Type.Boolean({ description: 'when absent, archived notes are left out (except in the trash view)' }),
+    }),
+    compact: Type.Object({
+      id: Uuid,
+      title: Type.Optional(Type.String()),
+      snippet: Type.Optional(Type.String()),
+      tags: Type.Optional(Type.Array(Type.String())),
+      pinned: Type.Boolean(),
+      updated_at: Timestamp,
+    }),
+  },
+  sort: { keys: ['created_at', 'updated_at', 'title'], default: 'updated_at', order: 'desc', nocase: ['title'] },
+  defaults: { title: null, content_format: 'markdown', tags: [], pinned: false, archived: false, custom_fields: null },
+  importExtras: { archived: Type.Boolean() },
+  complete(record) {
+    // Absent, null or empty: derived from the (possibly new) content.
+    if (record.title === null || record.title === '') record.title = titleFromContent(String(record.content ?? ''))
+  },
+  filters(query) {
+    const out = []
+    if (query.pinned !== undefined) out.push({ sql: 't.pinned = ?', params: [query.pinned ? 1 : 0] })
+    if (query.archived !== undefined) out.push({ sql: 't.archived = ?', params: [query.archived ? 1 : 0] })
+    return out
+  },
+  hiddenByDefault(query) {
+    // The trash view shows every deleted note; elsewhere archived notes need asking for.
+    return query.archived === undefined && !query.only_deleted ? { sql: 't.archived = 0', params: [] } : null
+  },
+  compact(r) {
+    return {
+      id: r.id,
+      title: r.title,
+      snippet: Array.from(String(r.content ?? '')).slice(0, 160).join(''),
+      tags: r.tags,
+      pinned: r.pinned,
+      updated_at: r.updated_at,
+    }
+  },
+}

@@ -1,0 +1,266 @@
+/**
+ * The records service: everything the routes, the import/export routes and
+ * the bench do with notes, contacts and events. Resource names are 'notes',
+ * 'contacts', 'events'; every call is scoped by `userId`; bodies are validated
+ * here with the same schemas the routes declare, so a bad entry throws an
+ * HttpError (VALIDATION_ERROR with details {field, constraint}) whoever calls.
+ *
+ *   create(userId, resource, body, { source })        → record       (emits <x>.created)
+ *   importMany(userId, resource, entries, { source })  → { created, failed }
+ *       entries may carry source, created_at, updated_at (and a note's archived)
+ *       beside the create body; good entries are written in ONE transaction,
+ *       bad ones reported by index with their HttpError; nothing half-written.
+ *   get(userId, resource, id, { includeDeleted })      → record or 404
+ *   list(userId, resource, query)                      → { items, total } (API list semantics)
+ *   listAll(userId, resource, { includeDeleted })      → every record (export), oldest first
+ *   update(userId, resource, id, patch)                → record       (emits <x>.updated)
+ *   mergeCustom(userId, resource, id, fields)          → record       (emits <x>.updated)
+ *   setArchived(userId, noteId, archived)              → note         (emits note.updated on change)
+ *   remove(userId, resource, id, { permanent })        → record | {id} (emits <x>.deleted)
+ *   restore(userId, resource, id)                      → record       (emits <x>.restored)
+ *   purgeTrash(retentionDays)                          → records purged (emits <x>.deleted {id})
+ *
+ * Inside the plugin the service is passed to route modules; outside (bench)
+ * build one with createRecordsService({ db, events, now }).
+ */
+import { randomUUID } from 'node:crypto'
+import { type TSchema, Type } from '@sinclair/typebox'
+import type Database from 'better-sqlite3'
+import { type EventBus, HttpError, Timestamp } from '../../core/plugin-api.js'
+import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
+import { type Page, RecordLister } from './engine/list.js'
+import { RecordStore } from './engine/store.js'
+import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
+import { type Check, compileCheck } from './engine/validate.js'
+import { resources } from './resources/index.js'
+
+export type ResourceName = keyof typeof resources
+export type { ApiRecord, Page }
+
+export interface ImportResult {
+  created: ApiRecord[]
+  failed: Array<{ index: number; error: HttpError }>
+}
+
+export interface RecordsService {
+  readonly resources: readonly ResourceName[]
+  definition(resource: ResourceName): ResourceDefinition
+  create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
+  importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: { source?: string | null; emit?: boolean }): ImportResult
+  get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
+  list(userId: string, resource: ResourceName, query: Partial<ListQuery>): Page
+  listAll(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean }): ApiRecord[]
+  update(userId: string, resource: ResourceName, id: string, patch: unknown): ApiRecord
+  mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown): ApiRecord
+  setArchived(userId: string, id: string, archived: boolean): ApiRecord
+  remove(userId: string, resource: ResourceName, id: string, opts?: { permanent?: boolean }): ApiRecord | { id: string }
+  restore(userId: string, resource: ResourceName, id: string): ApiRecord
+  purgeTrash(retentionDays: number): number
+}
+
+export interface ServiceDeps {
+  db: Database.Database
+  events: Pick<EventBus, 'emit'>
+  now: () => number
+}
+
+interface Engine {
+  def: ResourceDefinition
+  store: RecordStore
+  lister: RecordLister
+  checkCreate: Check
+  checkPatch: Check
+  checkCustom: Check
+  checkExtras: Check
+  extraKeys: string[]
+}
+
+const Source = Type.String({ minLength: 1, maxLength: 64 })
+
+function engineFor(db: Database.Database, def: ResourceDefinition): Engine {
+  const store = new RecordStore(db, def)
+  const extras: Record<string, TSchema> = { source: Source, created_at: Timestamp, updated_at: Timestamp, ...def.importExtras }
+  return {
+    def,
+    store,
+    lister: new RecordLister(db, def, store),
+    checkCreate: compileCheck(def.schemas.create),
+    checkPatch: compileCheck(def.schemas.patch),
+    checkCustom: compileCheck(Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Unknown())),
+    checkExtras: compileCheck(Type.Partial(Type.Object(extras, { additionalProperties: false }))),
+    extraKeys: Object.keys(extras),
+  }
+}
+
+export function createRecordsService({ db, events, now }: ServiceDeps): RecordsService {
+  // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
+  db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
+  const engines = Object.fromEntries(Object.entries(resources).map(([name, def]) => [name, engineFor(db, def)])) as Record<ResourceName, Engine>
+  const engine = (resource: ResourceName): Engine => {
+    const e = engines[resource]
+    if (!e) throw new HttpError('NOT_FOUND', `Unknown resource ${resource}`)
+    return e
+  }
+  const iso = () => new Date(now()).toISOString()
+  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown) =>
+    events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
+  const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
+
+  const active = (e: Engine, userId: string, id: string): ApiRecord => {
+    const record = e.store.get(userId, id)
+    if (!record || record.deleted_at) throw notFound(e)
+    return record
+  }
+
+  const dedupeTags = (record: Record<string, unknown>) => {
+    if (Array.isArray(record.tags)) record.tags = [...new Set(record.tags)]
+  }
+
+  /** Validates and completes a new record; nothing is written. */
+  const build = (e: Engine, body: unknown, extras: Record<string, unknown>, source: string | null | undefined): ApiRecord => {
+    e.checkCreate(body)
+    const input = body as Record<string, unknown>
+    const stamp = iso()
+    const record: ApiRecord = { id: randomUUID(), ...structuredClone(e.def.defaults), ...input }
+    record.custom_fields = input.custom_fields ? mergeCustomFields(null, input.custom_fields as CustomFields) : null
+    for (const key of Object.keys(e.def.importExtras ?? {})) if (extras[key] !== undefined) record[key] = extras[key]
+    dedupeTags(record)
+    e.def.complete(record, new Set(Object.keys(input)), null)
+    record.source = (extras.source as string | undefined) ?? source ?? 'local'
+    record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
+    record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
+    record.deleted_at = null
+    return e.store.canonical(record)
+  }
+
+  const service: RecordsService = {
+    resources: Object.keys(resources) as ResourceName[],
+    definition: (resource) => engine(resource).def,
+
+    create(userId, resource, body, opts = {}) {
+      const e = engine(resource)
+      const record = build(e, body, {}, opts.source)
+      e.store.insert(userId, record)
+      emit(e, 'created', userId, record.id, record)
+      return record
+    },
+
+    importMany(userId, resource, entries, opts = {}) {
+      const e = engine(resource)
+      const result: ImportResult = { created: [], failed: [] }
+      entries.forEach((entry, index) => {
+        try {
+          if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new HttpError('VALIDATION_ERROR', 'entry must be an object', { field: '(root)', constraint: 'type' })
+          const body: Record<string, unknown> = {}
+          const extras: Record<string, unknown> = {}
+          for (const [k, v] of Object.entries(entry)) {
+            if (e.extraKeys.includes(k)) {
+              if (v !== null && v !== undefined) extras[k] = v
+            } else body[k] = v
+          }
+          e.checkExtras(extras)
+          result.created.push(build(e, body, extras, opts.source))
+        } catch (err) {
+          if (!(err instanceof HttpError)) throw err
+          result.failed.push({ index, error: err })
+        }
+      })
+      db.transaction(() => {
+        for (const record of result.created) e.store.insert(userId, record)
+      })()
+      if (opts.emit !== false) for (const r of result.created) emit(e, 'created', userId, r.id, r)
+      return result
+    },
+
+    get(userId, resource, id, opts = {}) {
+      const e = engine(resource)
+      const record = e.store.get(userId, id)
+      if (!record || (record.deleted_at && !opts.includeDeleted)) throw notFound(e)
+      return record
+    },
+
+    list(userId, resource, query) {
+      const q = { limit: 20, offset: 0, ...query } as ListQuery
+      return engine(resource).lister.list(userId, q, { now: now() })
+    },
+
+    listAll(userId, resource, opts = {}) {
+      return engine(resource).store.all(userId, Boolean(opts.includeDeleted))
+    },
+
+    update(userId, resource, id, patch) {
+      const e = engine(resource)
+      e.checkPatch(patch)
+      const current = active(e, userId, id)
+      const change = patch as Record<string, unknown>
+      if (Object.keys(change).length === 0) return current
+      const next: ApiRecord = { ...current, ...change }
+      if ('custom_fields' in change) {
+        next.custom_fields = change.custom_fields === null ? null : mergeCustomFields(current.custom_fields as CustomFields, change.custom_fields as CustomFields)
+      }
+      dedupeTags(next)
+      e.def.complete(next, new Set(Object.keys(change)), current)
+      next.updated_at = iso()
+      return write(e, userId, next)
+    },
+
+    mergeCustom(userId, resource, id, fields) {
+      const e = engine(resource)
+      e.checkCustom(fields)
+      const current = active(e, userId, id)
+      return write(e, userId, { ...current, custom_fields: mergeCustomFields(current.custom_fields as CustomFields, fields as CustomFields), updated_at: iso() })
+    },
+
+    setArchived(userId, id, archived) {
+      const e = engine('notes')
+      const current = active(e, userId, id)
+      if (current.archived === archived) return current
+      return write(e, userId, { ...current, archived, updated_at: iso() })
+    },
+
+    remove(userId, resource, id, opts = {}) {
+      const e = engine(resource)
+      if (opts.permanent) {
+        if (!e.store.remove(userId, id)) throw notFound(e)
+        emit(e, 'deleted', userId, id, { id })
+        return { id }
+      }
+      const current = active(e, userId, id)
+      const deleted = { ...current, deleted_at: iso() }
+      e.store.setDeleted(userId, id, deleted.deleted_at)
+      emit(e, 'deleted', userId, id, deleted)
+      return deleted
+    },
+
+    restore(userId, resource, id) {
+      const e = engine(resource)
+      const current = e.store.get(userId, id)
+      if (!current) throw notFound(e)
+      if (!current.deleted_at) return current
+      const restored = { ...current, deleted_at: null }
+      e.store.setDeleted(userId, id, null)
+      emit(e, 'restored', userId, id, restored)
+      return restored
+    },
+
+    purgeTrash(retentionDays) {
+      const cutoff = new Date(now() - retentionDays * 86_400_000).toISOString()
+      let purged = 0
+      for (const e of Object.values(engines)) {
+        const gone = db.transaction(() => e.store.purge(cutoff))()
+        for (const { id, user_id } of gone) emit(e, 'deleted', user_id, id, { id })
+        purged += gone.length
+      }
+      return purged
+    },
+  }
+
+  function write(e: Engine, userId: string, changed: ApiRecord): ApiRecord {
+    const record = e.store.canonical(changed)
+    e.store.update(userId, record)
+    emit(e, 'updated', userId, record.id, record)
+    return record
+  }
+
+  return service
+}
