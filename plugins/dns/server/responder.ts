@@ -45,7 +45,7 @@ function assemble(msg: Buffer, aa: boolean, tc: boolean, rcode: number, counts: 
   const out = Buffer.allocUnsafe(12 + qLen + tail.length + optLen)
   out[0] = msg[0]
   out[1] = msg[1]
-  out[2] = 0x80 | (aa ? 0x04 : 0) | (tc ? 0x02 : 0) | (msg[2] & 0x01)
+  out[2] = 0x80 | (msg[2] & 0x78) | (aa ? 0x04 : 0) | (tc ? 0x02 : 0) | (msg[2] & 0x01) // opcode and RD echoed
   out[3] = (msg[3] & 0x10) | (rcode & 0x0f)
   out.writeUInt16BE(1, 4)
   out.writeUInt16BE(counts[0], 6)
