@@ -1,0 +1,44 @@
+import { definePlugin } from '../../core/plugin-api.js'
+import linuxBasic from '../../drivers/storage/linux-basic/index.js'
+import mdadm from '../../drivers/storage/mdadm/index.js'
+import { StorageConfig } from './config.js'
+import { diskRoutes } from './routes/disks.js'
+import { overviewRoutes } from './routes/overview.js'
+import { poolRoutes } from './routes/pools.js'
+import { volumeRoutes } from './routes/volumes.js'
+import { createStorageService } from './service.js'
+
+/**
+ * Storage through the HAL: both storage drivers are registered, the best
+ * supported one is picked at start, and POST /detect-provider swaps drivers
+ * under running traffic.
+ */
+export default definePlugin(
+  {
+    name: 'storage',
+    version: '1.0.0',
+    apiVersion: '^1.0.0',
+    prefix: '/hal/storage',
+    config: StorageConfig,
+    description: 'Disks, SMART, volumes, data usage and RAID pools',
+  },
+  async (app, api) => {
+    api.hal.register(linuxBasic)
+    api.hal.register(mdadm)
+    api.hal.configure('storage', { includeLoopDevices: api.config.includeLoopDevices, toolTimeoutMs: api.config.toolTimeoutMs })
+    const detected = await api.hal.detect('storage')
+    api.log.info({ provider: detected.current }, 'storage driver selected')
+
+    api.health.register('storage', () => {
+      const active = api.hal.active('storage')
+      if (!active) return { status: 'unavailable', message: 'no storage driver is supported (is lsblk installed?)' }
+      return { status: 'ok', message: `provider ${active.name}` }
+    })
+
+    const service = createStorageService(api)
+    await overviewRoutes(app, { service })
+    await diskRoutes(app, { service })
+    await volumeRoutes(app, { service })
+    await poolRoutes(app, { service })
+  },
+)

@@ -1,0 +1,19 @@
+import { Type } from '@sinclair/typebox'
+import { Nullable, type PluginInstance, Single } from '../../../core/plugin-api.js'
+import { Disk, DiskParams, SmartRecord } from '../schemas.js'
+import type { StorageService } from '../service.js'
+
+/** Disks (cached 5 minutes) and each disk's SMART record (cached 30 minutes per disk). */
+export async function diskRoutes(app: PluginInstance, { service }: { service: StorageService }): Promise<void> {
+  app.get(
+    '/disks',
+    { schema: { tags: ['storage'], response: { 200: Single(Type.Array(Disk)) } }, config: { requires: ['storage.canListDisks'] } },
+    async () => service.disks(),
+  )
+
+  app.get(
+    '/disks/:id/smart',
+    { schema: { tags: ['storage'], params: DiskParams, response: { 200: Single(Nullable(SmartRecord)) } }, config: { requires: ['storage.canListDisks'] } },
+    async (request) => service.smart(request.params.id),
+  )
+}
