@@ -119,5 +119,5 @@ function readAlarm(alarm: Component, startIso: string, endIso: string | null): E
 function readAttendee(cl: ContentLine): EventRecord['attendees'][number] {
   const email = unescapeText(cl.value).trim().replace(/^mailto:/i, '')
   const partstat = cl.params.get('PARTSTAT')?.[0]?.toUpperCase()
-  return { email, name: cl.params.get('CN')?.[0] ?? '', status: (partstat && PARTSTAT[partstat]) || 'pending' }
+  return { email, name: cl.params.get('CN')?.[0] || null, status: (partstat && PARTSTAT[partstat]) || 'pending' }
 }

@@ -1,3 +1,4 @@
+import { formatStamp } from './stamps.js'
 import type { Recurrence } from './types.js'
 
 /**
@@ -54,14 +55,22 @@ function integer(v: string, key: string, where: string): number {
   return Number(v)
 }
 
-/** UNTIL is a DATE or a DATE-TIME (UTC or floating); Hearth keeps the date. */
+/**
+ * UNTIL → the recurrence's `until`: a DATE stays a date (YYYY-MM-DD), and so
+ * does the end-of-day UTC time Hearth itself writes for a date on a timed
+ * event; any other UTC time becomes an ISO instant, a floating time a local
+ * datetime without zone.
+ */
 function untilDate(v: string, where: string): string {
-  const m = /^(\d{4})(\d{2})(\d{2})(T\d{6}Z?)?$/.exec(v.trim())
+  const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/.exec(v.trim())
   if (!m) throw new Error(`${where}RRULE UNTIL "${v}" is not a date`)
-  return `${m[1]}-${m[2]}-${m[3]}`
+  const [, y, mo, d, h, mi, s, z] = m
+  const date = `${y}-${mo}-${d}`
+  if (h === undefined || (z && `${h}${mi}${s}` === '235959')) return date
+  return `${date}T${h}:${mi}:${s}${z ? 'Z' : ''}`
 }
 
-/** Recurrence → RRULE value; UNTIL is a DATE for all-day events and the end of that UTC day otherwise (RFC 5545 wants the DTSTART's type). */
+/** Recurrence → RRULE value. */
 export function formatRRule(rule: Recurrence, allDay: boolean): string {
   const parts = [`FREQ=${rule.freq}`]
   if (rule.interval !== undefined && rule.interval !== null) parts.push(`INTERVAL=${rule.interval}`)
@@ -69,9 +78,14 @@ export function formatRRule(rule: Recurrence, allDay: boolean): string {
   if (rule.bymonthday?.length) parts.push(`BYMONTHDAY=${rule.bymonthday.join(',')}`)
   if (rule.bymonth?.length) parts.push(`BYMONTH=${rule.bymonth.join(',')}`)
   if (rule.count !== undefined && rule.count !== null) parts.push(`COUNT=${rule.count}`)
-  if (rule.until) {
-    const date = rule.until.slice(0, 10).replace(/-/g, '')
-    parts.push(`UNTIL=${allDay ? date : `${date}T235959Z`}`)
-  }
+  if (rule.until) parts.push(`UNTIL=${formatUntil(rule.until, allDay)}`)
   return parts.join(';')
+}
+
+/** A date is a DATE for all-day events and the end of that UTC day otherwise (RFC 5545 wants DTSTART's value type). */
+function formatUntil(until: string, allDay: boolean): string {
+  const date = until.slice(0, 10).replace(/-/g, '')
+  if (until.length <= 10) return allDay ? date : `${date}T235959Z`
+  if (/([Zz]|[+-]\d{2}:\d{2})$/.test(until)) return formatStamp(until)
+  return `${date}T${until.slice(11, 19).replace(/:/g, '').padEnd(6, '0')}`
 }

@@ -81,7 +81,7 @@ export interface EventRecord {
   status: 'confirmed' | 'tentative' | 'cancelled'
   calendar_name: string
   reminders: Array<{ type: string; minutes_before: number }>
-  attendees: Array<{ email: string; name: string; status: 'accepted' | 'declined' | 'tentative' | 'pending' }>
+  attendees: Array<{ email: string; name: string | null; status: 'accepted' | 'declined' | 'tentative' | 'pending' }>
   custom_fields: CustomFields
   source?: string | null
   created_at?: string

@@ -18,7 +18,7 @@ t.test('Google Calendar export: TZID times, RRULE with BYDAY and UNTIL, all-day,
     start_at: '2026-11-02T08:00:00.000Z',
     end_at: '2026-11-02T08:30:00.000Z',
     all_day: false,
-    recurrence: { freq: 'WEEKLY', until: '2026-12-21', byday: ['MO', 'WE', 'FR'] },
+    recurrence: { freq: 'WEEKLY', until: '2026-12-21T07:59:59Z', byday: ['MO', 'WE', 'FR'] },
     status: 'confirmed',
     calendar_name: 'Family',
     reminders: [{ type: 'notification', minutes_before: 10 }],
@@ -92,7 +92,7 @@ const tricky: EventRecord = {
     { email: 'a@example.com', name: 'Doe, Jane; PhD', status: 'accepted' },
     { email: 'b@example.com', name: 'Bob', status: 'declined' },
     { email: 'c@example.com', name: 'Cy "C" Lee', status: 'tentative' },
-    { email: 'd@example.com', name: '', status: 'pending' },
+    { email: 'd@example.com', name: null, status: 'pending' },
   ],
   custom_fields: { room_code: 'R-12', budget: 1200.5, flags: { video: true }, list: ['x', 'y'] },
   source: 'thunderbird',
@@ -168,4 +168,19 @@ t.test('hostile input fails per entry, never throws', async (t) => {
   t.match(failed[2].error, /FREQ must be/)
   t.match(failed[3].error, /invalid duration/)
   t.same(entries.map((e) => [e.index, e.record.start_at]), [[4, '2026-11-24T09:00:00.000Z']])
+})
+
+t.test('RRULE UNTIL keeps dates, instants and floating times apart', async (t) => {
+  const { parseRRule, formatRRule } = await import('../formats/rrule.js')
+  t.same(parseRRule('FREQ=DAILY;UNTIL=20261231').until, '2026-12-31')
+  t.same(parseRRule('FREQ=DAILY;UNTIL=20261231T235959Z').until, '2026-12-31', 'the end-of-day form Hearth writes for a date')
+  t.same(parseRRule('FREQ=DAILY;UNTIL=20261221T075959Z').until, '2026-12-21T07:59:59Z')
+  t.same(parseRRule('FREQ=DAILY;UNTIL=20261221T120000').until, '2026-12-21T12:00:00')
+  for (const until of ['2026-12-31', '2026-12-21T07:59:59Z', '2026-12-21T12:00:00']) {
+    for (const allDay of [true, false]) {
+      if (allDay && until.length > 10) continue
+      t.equal(parseRRule(formatRRule({ freq: 'DAILY', until }, allDay)).until, until, `${until} all_day=${allDay}`)
+    }
+  }
+  t.equal(formatRRule({ freq: 'DAILY', until: '2026-12-21T08:59:59+01:00' }, false), 'FREQ=DAILY;UNTIL=20261221T075959Z')
 })
