@@ -1,0 +1,52 @@
+import type { HearthEvent } from '../../../core/events.js'
+import records from '../index.js'
+import { addUser, auth, build, owner, recordEvents, type TestApp, type TestContext } from '../../../test/helper.js'
+
+/**
+ * A records test bench: an app with an owner, a movable clock, the events
+ * the bus published, and a `call` that goes through the real HTTP stack.
+ */
+export interface Call {
+  (method: string, path: string, payload?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>
+}
+
+export interface Bench {
+  app: TestApp
+  call: Call
+  /** Calls as a second user of the same instance. */
+  asOther: () => Promise<Call>
+  events: HearthEvent[]
+  clock: { ms: number; advance(ms: number): void }
+}
+
+export const START = Date.parse('2026-11-18T10:00:00.000Z') // a Wednesday
+
+export async function bench(t: TestContext, opts: { env?: Record<string, string>; dataDir?: string; at?: number } = {}): Promise<Bench> {
+  const clock = {
+    ms: opts.at ?? START,
+    advance(ms: number) {
+      this.ms += ms
+    },
+  }
+  // Only this plugin: sibling plugins under construction must not break these tests.
+  const app = await build(t, { env: opts.env, dataDir: opts.dataDir, now: () => clock.ms, plugins: [records as never] })
+  const user = await owner(app)
+  const events = recordEvents(app, '*')
+  const caller =
+    (token: string): Call =>
+    async (method, path, payload, headers = {}) => {
+      const res = await app.inject({ method: method as 'GET', url: `/api/v1${path}`, headers: auth(token, headers), payload: payload as object })
+      return { status: res.statusCode, body: res.body ? res.json() : null }
+    }
+  return {
+    app,
+    call: caller(user.token),
+    asOther: async () => caller((await addUser(app, user.token)).token),
+    events,
+    clock,
+  }
+}
+
+/** Events of records (note.*, contact.*, event.*) only, as [type, id] pairs. */
+export const recordEventsOf = (events: HearthEvent[]) =>
+  events.filter((e) => /^(note|contact|event)\./.test(e.type)).map((e) => [e.type, e.id] as [string, string | undefined])
