@@ -28,8 +28,17 @@ export function createApiKeys(db: Db) {
   const byId = db.prepare('SELECT * FROM api_keys WHERE id = ?')
   const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?')
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+  // Optional filters as NULL-able parameters: one prepared statement serves every combination.
+  const listing = db.prepare(
+    `SELECT * FROM api_keys WHERE (@userId IS NULL OR user_id = @userId) AND (@scope IS NULL OR scope = @scope)
+       AND (@includeRevoked = 1 OR revoked_at IS NULL) ORDER BY created_at DESC`,
+  )
   // last_used_at is written at most once a minute per key: a busy agent must not turn reads into writes.
   const touched = new Map<string, number>()
+  // Keys resolved by hash, so a busy agent costs no query per request. This process is the
+  // only writer of api_keys: revoke() evicts, and entries expire so nothing stays stale long.
+  const resolved = new Map<string, { row: ApiKeyRow; until: number }>()
+  const CACHE_MS = 30_000
 
   return {
     create(userId: string, scope: KeyScope, label: string | null): { row: ApiKeyRow; key: string } {
@@ -38,29 +47,37 @@ export function createApiKeys(db: Db) {
       insert.run(id, userId, sha256(key), key.slice(0, 12), scope, label, new Date().toISOString())
       return { row: byId.get(id) as ApiKeyRow, key }
     },
-    lookup(key: string): ApiKeyRow | undefined {
+    /** Finds an active key by its SHA-256 digest (hex). */
+    lookup(key: string, digest = sha256(key)): ApiKeyRow | undefined {
       if (!API_KEY_PATTERN.test(key)) return undefined
-      const row = byHash.get(sha256(key)) as ApiKeyRow | undefined
-      if (row) {
-        const now = Date.now()
-        if ((touched.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
-          touched.set(row.id, now)
-          touch.run(new Date(now).toISOString(), row.id)
-        }
+      const now = Date.now()
+      const hit = resolved.get(digest)
+      let row = hit && hit.until > now ? hit.row : undefined
+      if (!row) {
+        row = byHash.get(digest) as ApiKeyRow | undefined
+        if (!row) return undefined
+        if (resolved.size > 10_000) resolved.clear()
+        resolved.set(digest, { row, until: now + CACHE_MS })
+      }
+      if ((touched.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
+        touched.set(row.id, now)
+        touch.run(new Date(now).toISOString(), row.id)
       }
       return row
     },
     get: (id: string) => byId.get(id) as ApiKeyRow | undefined,
     list(filter: { userId?: string; scope?: KeyScope; includeRevoked?: boolean }): ApiKeyRow[] {
-      const where: string[] = []
-      const values: unknown[] = []
-      if (filter.userId) where.push('user_id = ?') && values.push(filter.userId)
-      if (filter.scope) where.push('scope = ?') && values.push(filter.scope)
-      if (!filter.includeRevoked) where.push('revoked_at IS NULL')
-      const sql = `SELECT * FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC`
-      return db.prepare(sql).all(...values) as ApiKeyRow[]
+      return listing.all({
+        userId: filter.userId ?? null,
+        scope: filter.scope ?? null,
+        includeRevoked: filter.includeRevoked ? 1 : 0,
+      }) as ApiKeyRow[]
     },
-    revoke: (id: string) => revoke.run(new Date().toISOString(), id).changes > 0,
+    revoke(id: string): boolean {
+      const row = byId.get(id) as ApiKeyRow | undefined
+      if (row) resolved.delete(row.key_hash)
+      return revoke.run(new Date().toISOString(), id).changes > 0
+    },
   }
 }
 export type ApiKeys = ReturnType<typeof createApiKeys>

@@ -29,7 +29,7 @@ export function bearer(header: string | undefined): string | null {
  */
 export function createAuthenticator(deps: { systemToken: string; users: Users; apiKeys: ApiKeys; tokens: Tokens }) {
   const systemDigest = Buffer.from(sha256(deps.systemToken), 'hex')
-  const isSystemToken = (token: string) => timingSafeEqual(Buffer.from(sha256(token), 'hex'), systemDigest)
+  const isSystemToken = (digest: string) => timingSafeEqual(Buffer.from(digest, 'hex'), systemDigest)
 
   const context = (via: AuthContext['via'], user: UserRow | undefined, extra: Partial<AuthContext> = {}): AuthContext => ({
     via,
@@ -57,14 +57,15 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
     const token = bearer(headers.authorization)
     if (!token) throw new HttpError('UNAUTHORIZED')
 
-    if (isSystemToken(token)) {
+    const digest = sha256(token)
+    if (isSystemToken(digest)) {
       const user = impersonated(headers['x-svc-user-id'], deps.users.soleUser())
       // The system token keeps owner rights whoever it acts for.
       return { ...context('system_token', user), role: 'owner' }
     }
 
     if (token.startsWith('clk_')) {
-      const key = deps.apiKeys.lookup(token)
+      const key = deps.apiKeys.lookup(token, digest)
       const owner = key && deps.users.get(key.user_id)
       if (!key || !owner || owner.disabled) throw new HttpError('UNAUTHORIZED')
       const acting = key.scope === 'agent' ? owner : impersonated(headers['x-svc-user-id'], owner)

@@ -27,6 +27,8 @@ export interface PublicUser {
   updated_at: string
 }
 
+const UPDATABLE = new Set(['role', 'tier', 'disabled', 'name'])
+
 export type AuthMode = 'setup' | 'single_user' | 'multi_user'
 
 export function createUsers(db: Db, instanceTier: Tier) {
@@ -46,9 +48,19 @@ export function createUsers(db: Db, instanceTier: Tier) {
   let count = (countAll.get() as { n: number }).n
 
   const tierOf = (u: UserRow): Tier => u.tier ?? instanceTier
+  // Every authenticated request reads its user; this module is the only writer of users, so it evicts.
+  const rows = new Map<string, UserRow>()
+  const load = (id: string): UserRow | undefined => {
+    let row = rows.get(id)
+    if (!row) {
+      row = byId.get(id) as UserRow | undefined
+      if (row) rows.set(id, row)
+    }
+    return row
+  }
 
   return {
-    get: (id: string) => byId.get(id) as UserRow | undefined,
+    get: load,
     byEmail: (email: string) => byEmail.get(email) as UserRow | undefined,
     count: () => count,
     mode(): AuthMode {
@@ -88,16 +100,18 @@ export function createUsers(db: Db, instanceTier: Tier) {
       return byId.get(row.id) as UserRow
     },
     setPassword(id: string, passwordHash: string): void {
+      rows.delete(id)
       setPassword.run(passwordHash, Date.now(), new Date().toISOString(), id)
     },
     update(id: string, patch: { role?: Role; tier?: Tier | null; disabled?: boolean; name?: string | null }): UserRow {
       const sets: string[] = []
       const values: unknown[] = []
       for (const [k, v] of Object.entries(patch)) {
-        if (v === undefined) continue
+        if (v === undefined || !UPDATABLE.has(k)) continue
         sets.push(`${k} = ?`)
         values.push(k === 'disabled' ? (v ? 1 : 0) : v)
       }
+      rows.delete(id)
       if (sets.length)
         db.prepare(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, new Date().toISOString(), id)
       return byId.get(id) as UserRow

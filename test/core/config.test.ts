@@ -27,7 +27,9 @@ t.test('precedence: environment > hearth.env > defaults; secrets generated once,
 t.test('bad values stop the start with one line per variable', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-cfg-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const sources = ensureSecrets(collectSources({ HEARTH_DATA_DIR: dir, HEARTH_PORT: '70000', HEARTH_TIER: 'gold', HEARTH_LOG_LEVEL: 'loud' }))
+  const sources = ensureSecrets(
+    collectSources({ HEARTH_DATA_DIR: dir, HEARTH_PORT: '70000', HEARTH_TIER: 'gold', HEARTH_LOG_LEVEL: 'loud' }),
+  )
   try {
     loadCoreConfig(sources)
     t.fail('should throw')

@@ -24,7 +24,8 @@ t.test('envelopes: single, list with meta and tier, errors', async (t) => {
   const created = await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: auth(o.token), payload: { text: 'hi' } })
   t.equal(created.statusCode, 201)
   t.same(Object.keys(created.json()), ['data'])
-  for (const text of ['a', 'b', 'c']) await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: auth(o.token), payload: { text } })
+  for (const text of ['a', 'b', 'c'])
+    await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: auth(o.token), payload: { text } })
   const page = await app.inject({ method: 'GET', url: '/api/v1/hello/greetings?limit=2&offset=1', headers: auth(o.token) })
   t.same(page.json().meta, { total: 4, limit: 2, offset: 1 })
   t.equal(page.json().tier, 'free')
@@ -49,13 +50,28 @@ t.test('transport errors stay in the envelope and never leak internals', async (
   const malformed = await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: h, payload: '{"text": ' })
   t.equal(malformed.statusCode, 400)
   t.equal(malformed.json().error.code, 'VALIDATION_ERROR')
-  const big = await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: h, payload: JSON.stringify({ text: 'x'.repeat(5000) }) })
+  const big = await app.inject({
+    method: 'POST',
+    url: '/api/v1/hello/greetings',
+    headers: h,
+    payload: JSON.stringify({ text: 'x'.repeat(5000) }),
+  })
   t.equal(big.statusCode, 413)
   t.equal(big.json().error.code, 'PAYLOAD_TOO_LARGE')
-  const media = await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: { ...auth(o.token), 'content-type': 'text/csv' }, payload: 'a,b' })
+  const media = await app.inject({
+    method: 'POST',
+    url: '/api/v1/hello/greetings',
+    headers: { ...auth(o.token), 'content-type': 'text/csv' },
+    payload: 'a,b',
+  })
   t.equal(media.statusCode, 415)
   t.equal(media.json().error.code, 'UNSUPPORTED_MEDIA_TYPE')
-  const proto = await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: h, payload: '{"text":"x","__proto__":{"admin":true}}' })
+  const proto = await app.inject({
+    method: 'POST',
+    url: '/api/v1/hello/greetings',
+    headers: h,
+    payload: '{"text":"x","__proto__":{"admin":true}}',
+  })
   t.equal(proto.statusCode, 400, 'prototype poisoning is refused')
   const boom = await app.inject({ method: 'GET', url: '/api/v1/hello/boom', headers: auth(o.token) })
   t.equal(boom.statusCode, 500)
@@ -72,7 +88,8 @@ t.test('OpenAPI document and docs page', async (t) => {
   t.equal(res.statusCode, 200)
   const doc = res.json()
   t.match(doc.openapi, /^3\./)
-  for (const path of ['/api/v1/auth/login', '/api/v1/admin/api-keys', '/api/v1/api-keys/mine', '/api/v1/health']) t.ok(doc.paths[path], `documents ${path}`)
+  for (const path of ['/api/v1/auth/login', '/api/v1/admin/api-keys', '/api/v1/api-keys/mine', '/api/v1/health'])
+    t.ok(doc.paths[path], `documents ${path}`)
   const login = doc.paths['/api/v1/auth/login'].post
   t.ok(login.requestBody.content['application/json'].schema.properties.email, 'request bodies come from the TypeBox schemas')
   const ok = login.responses['200'].content['application/json'].schema
@@ -88,6 +105,21 @@ t.test('error catalogue, docs/api.md and the spec table stay in step', async (t)
   for (const [code, entry] of Object.entries(errorCatalogue)) {
     t.match(docs, new RegExp(`\\| ${entry.status} \\| ${code} \\|`), `${code} documented with status ${entry.status}`)
   }
-  const spec = ['VALIDATION_ERROR', 'INVALID_QUERY', 'USER_CONTEXT_REQUIRED', 'UNAUTHORIZED', 'FORBIDDEN', 'FEATURE_NOT_AVAILABLE', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'CONFLICT', 'FILE_EXISTS', 'UNPROCESSABLE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
+  const spec = [
+    'VALIDATION_ERROR',
+    'INVALID_QUERY',
+    'USER_CONTEXT_REQUIRED',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'FEATURE_NOT_AVAILABLE',
+    'INSUFFICIENT_SCOPE',
+    'NOT_FOUND',
+    'CONFLICT',
+    'FILE_EXISTS',
+    'UNPROCESSABLE',
+    'RATE_LIMITED',
+    'INTERNAL_ERROR',
+    'SERVICE_UNAVAILABLE',
+  ]
   for (const code of spec) t.ok(code in errorCatalogue, `${code} of the spec is in the catalogue`)
 })

@@ -24,10 +24,13 @@ t.test('the registry picks the best supported driver and hot-swaps it', async (t
   })
 
   t.same(await hal.detect('gadget'), { previous: null, current: 'basic', changed: true })
-  t.same(hal.drivers('gadget').map((d) => [d.name, d.supported, d.reason ?? null]), [
-    ['advanced', false, 'advanced tool missing'],
-    ['basic', true, null],
-  ])
+  t.same(
+    hal.drivers('gadget').map((d) => [d.name, d.supported, d.reason ?? null]),
+    [
+      ['advanced', false, 'advanced tool missing'],
+      ['basic', true, null],
+    ],
+  )
   t.same(await hal.detect('gadget'), { previous: 'basic', current: 'basic', changed: false })
 
   // A request in flight on the old driver holds a lease: disposal waits for it.
@@ -40,11 +43,15 @@ t.test('the registry picks the best supported driver and hot-swaps it', async (t
   release()
   t.equal(await inFlight, 'basic', 'the in-flight request finished on the old driver')
   t.same(await swap, { previous: 'basic', current: 'advanced', changed: true })
-  t.same(log, [
-    'changed {"kind":"gadget","previous":null,"current":"basic"}',
-    'changed {"kind":"gadget","previous":"basic","current":"advanced"}',
-    'dispose basic',
-  ], 'listeners ran before the old driver was disposed')
+  t.same(
+    log,
+    [
+      'changed {"kind":"gadget","previous":null,"current":"basic"}',
+      'changed {"kind":"gadget","previous":"basic","current":"advanced"}',
+      'dispose basic',
+    ],
+    'listeners ran before the old driver was disposed',
+  )
   t.ok(hal.has('gadget.canBuzz'))
   t.notOk(hal.has('gadget.canFly'))
   t.same(hal.capabilities('gadget'), { canBuzz: true })

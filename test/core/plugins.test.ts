@@ -25,7 +25,9 @@ t.test('third-party plugins: the example loads, a broken one is dropped, a futur
 
 t.test('plugin migrations are applied once and recorded', async (t) => {
   const app = await build(t, { env: { HEARTH_PLUGINS_DIR: DIR } })
-  const rows = app.hearth.db.prepare("SELECT plugin, version, name FROM schema_migrations WHERE plugin IN ('core', 'hello') ORDER BY plugin").all()
+  const rows = app.hearth.db
+    .prepare("SELECT plugin, version, name FROM schema_migrations WHERE plugin IN ('core', 'hello') ORDER BY plugin")
+    .all()
   t.same(rows, [
     { plugin: 'core', version: 1, name: 'init' },
     { plugin: 'hello', version: 1, name: 'init' },

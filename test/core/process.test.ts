@@ -17,7 +17,12 @@ const freePort = () =>
 
 function start(env: Record<string, string>) {
   // `npm start` as a user runs it; detached so the whole process group can be signalled.
-  const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
@@ -30,7 +35,13 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const port = await freePort()
   const dnsPort = await freePort()
-  const proc = start({ HEARTH_DATA_DIR: dataDir, HEARTH_PORT: String(port), HEARTH_HOST: '127.0.0.1', HEARTH_DNS_PORT: String(dnsPort), HEARTH_DNS_HOST: '127.0.0.1' })
+  const proc = start({
+    HEARTH_DATA_DIR: dataDir,
+    HEARTH_PORT: String(port),
+    HEARTH_HOST: '127.0.0.1',
+    HEARTH_DNS_PORT: String(dnsPort),
+    HEARTH_DNS_HOST: '127.0.0.1',
+  })
   t.teardown(() => {
     try {
       process.kill(-(proc.child.pid as number), 'SIGKILL')

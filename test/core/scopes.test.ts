@@ -55,10 +55,18 @@ t.test('API key scopes: agent ignores the identity header, system and sync imper
   const sysAdminAsU = await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: auth(system, { 'x-svc-user-id': u.userId }) })
   t.equal(sysAdminAsU.statusCode, 403, 'a system key acting for a plain user gets no admin rights')
   t.equal(sysAdminAsU.json().error.code, 'FORBIDDEN')
-  const sysAdminAsOwner = await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: auth(system, { 'x-svc-user-id': o.userId }) })
+  const sysAdminAsOwner = await app.inject({
+    method: 'GET',
+    url: '/api/v1/admin/users',
+    headers: auth(system, { 'x-svc-user-id': o.userId }),
+  })
   t.equal(sysAdminAsOwner.statusCode, 200, 'the admin CLI path: a system key acting for an admin')
 
-  const syncGeneral = await app.inject({ method: 'GET', url: '/api/v1/hello/greetings', headers: auth(sync, { 'x-svc-user-id': u.userId }) })
+  const syncGeneral = await app.inject({
+    method: 'GET',
+    url: '/api/v1/hello/greetings',
+    headers: auth(sync, { 'x-svc-user-id': u.userId }),
+  })
   t.equal(syncGeneral.json().error.code, 'INSUFFICIENT_SCOPE', 'sync keys reach records only')
 })
 

@@ -1,0 +1,31 @@
+// The few parts of autocannon's result the benches read (the package ships no types).
+declare module 'autocannon' {
+  interface Options {
+    url: string
+    connections?: number
+    duration?: number
+    amount?: number
+    method?: string
+    headers?: Record<string, string>
+    body?: string
+    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>
+  }
+  interface Histogram {
+    average: number
+    mean: number
+    p50: number
+    p90: number
+    p99: number
+    max: number
+  }
+  interface Result {
+    requests: Histogram & { total: number }
+    latency: Histogram
+    throughput: Histogram
+    errors: number
+    timeouts: number
+    non2xx: number
+  }
+  function autocannon(opts: Options): Promise<Result>
+  export default autocannon
+}

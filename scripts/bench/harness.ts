@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+
+export const ROOT = new URL('../../../', import.meta.url).pathname
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+
+export interface Daemon {
+  url: string
+  pid: number
+  dataDir: string
+  /** Milliseconds from spawn to the first 200 of /api/v1/health. */
+  startupMs: number
+  stop(): Promise<void>
+}
+
+/** Starts the compiled daemon as its own process (node directly, so its PID is the server's). */
+export async function startDaemon(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Daemon> {
+  const port = await freePort()
+  const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'hearth-bench-'))
+  const started = performance.now()
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/core/main.js')], {
+    env: {
+      ...process.env,
+      HEARTH_DATA_DIR: dataDir,
+      HEARTH_PORT: String(port),
+      HEARTH_HOST: '127.0.0.1',
+      HEARTH_DNS_PORT: '0',
+      HEARTH_LOG_LEVEL: 'warn',
+      HEARTH_RATE_LIMIT: '100000000',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/api/v1/health`)).ok) break
+    } catch {}
+    if (child.exitCode !== null) throw new Error('daemon exited during start')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  const startupMs = performance.now() - started
+  return {
+    url,
+    pid: child.pid as number,
+    dataDir,
+    startupMs,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+/** Starts any script as a server process that prints its port on stdout. */
+export async function startScript(script: string, args: string[] = []): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const port = await new Promise<number>((resolve) => child.stdout?.once('data', (d) => resolve(Number(String(d).trim()))))
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') }
+}
+
+export interface Load {
+  rps: number
+  p99: number
+  errors: number
+}
+
+/** The same load for every target: 20 connections, 10 pipelined... no: one request in flight per connection. */
+export async function load(
+  url: string,
+  opts: { headers?: Record<string, string>; seconds?: number; method?: 'GET' | 'POST'; body?: string } = {},
+): Promise<Load> {
+  const result = await autocannon({
+    url,
+    connections: 20,
+    duration: opts.seconds ?? 5,
+    headers: opts.headers,
+    method: opts.method ?? 'GET',
+    body: opts.body,
+  })
+  return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx }
+}
+
+export function rssMb(pid: number): Promise<number> {
+  return import('node:fs').then(({ readFileSync }) => {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+    return Math.round((kb / 1024) * 10) / 10
+  })
+}
+
+export async function json<T>(res: Response): Promise<T> {
+  if (!res.ok) throw new Error(`${res.status} ${await res.text()}`)
+  return ((await res.json()) as { data: T }).data
+}
+
+/** Creates the owner and an API key of the given scope on a running daemon. */
+export async function ownerWithKey(
+  url: string,
+  scope: 'agent' | 'system' = 'agent',
+): Promise<{ token: string; key: string; userId: string }> {
+  const session = await json<{ accessToken: string; user: { id: string } }>(
+    await fetch(`${url}/api/v1/auth/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.test', password: 'bench password' }),
+    }),
+  )
+  const created = await json<{ key: string }>(
+    await fetch(`${url}/api/v1/admin/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session.accessToken}` },
+      body: JSON.stringify({ scope }),
+    }),
+  )
+  return { token: session.accessToken, key: created.key, userId: session.user.id }
+}
