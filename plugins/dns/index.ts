@@ -1,0 +1,77 @@
+import cron from 'node-cron'
+import { definePlugin, type HealthReport, type ScheduledJob } from '../../core/plugin-api.js'
+import { DnsConfig } from './config.js'
+import { registerFirewallDrivers } from './firewall-drivers.js'
+import { accountRoutes } from './routes/accounts.js'
+import { ddnsRoutes } from './routes/ddns.js'
+import { networkRoutes } from './routes/network.js'
+import { recordRoutes } from './routes/records.js'
+import { zoneRoutes } from './routes/zones.js'
+import { createDnsServer, type DnsStartResult } from './server/index.js'
+import { createContext } from './services/context.js'
+import { createServices } from './services/index.js'
+import { PROVIDER_ERROR } from './services/providers.js'
+import { publishAll } from './services/zone-data.js'
+
+/**
+ * DNS: zones served by the built-in authoritative server or kept at an
+ * external provider, templates, DDNS and diagnostics. The server starts with
+ * the plugin; when it cannot bind, HTTP keeps serving and /health says so.
+ */
+export default definePlugin(
+  { name: 'dns', version: '1.0.0', apiVersion: '^1.0.0', prefix: '/dns', migrations: new URL('./migrations/', import.meta.url), config: DnsConfig },
+  async (app, api) => {
+    const config = api.config
+    for (const [name, expr] of [['HEARTH_DDNS_CRON', config.ddnsCron], ['HEARTH_DNS_NS_POLL_CRON', config.nsPollCron]] as const) {
+      if (!cron.validate(expr)) throw new Error(`${name}=${expr} is not a valid cron expression`)
+    }
+    api.errors.define(PROVIDER_ERROR, 502, 'The DNS provider failed or refused the request')
+
+    const log = api.log.child({ component: 'dns-server' })
+    const server = createDnsServer({
+      host: config.host,
+      port: config.port,
+      log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m), debug: (m) => log.debug(m) },
+    })
+    const ctx = createContext(api, config, server)
+    publishAll(ctx)
+
+    // NS-verification polling runs while some authoritative zone waits for its delegation.
+    let nsJob: ScheduledJob | null = null
+    const ensureNsPolling = () => {
+      nsJob ??= api.cron.schedule('dns-ns-verification', config.nsPollCron, async () => {
+        if ((await services.ns.poll()) === 0) {
+          nsJob?.stop()
+          nsJob = null
+        }
+      })
+    }
+    const services = createServices(ctx, { onAuthoritativeCreated: ensureNsPolling })
+    if (ctx.zones.authoritative().some((z) => z.propagation_status !== 'verified')) ensureNsPolling()
+    services.ddns.attach(api.cron.schedule('dns-ddns', config.ddnsCron, () => services.ddns.check().then(() => undefined)))
+
+    let started: DnsStartResult | null = null
+    if (config.port !== 0) {
+      started = await server.start()
+      if (started.error) {
+        api.log.error(`DNS server: ${started.error}. HTTP keeps serving; set HEARTH_DNS_PORT to a free port (e.g. 5353), or 0 to disable the DNS server.`)
+      }
+    }
+    api.health.register('dns', (): HealthReport => {
+      if (config.port === 0) return { status: 'disabled', message: 'HEARTH_DNS_PORT=0' }
+      const status = server.status
+      if (!status.running) return { status: 'unavailable', message: status.error ?? 'DNS server is not running' }
+      if (!status.udp || !status.tcp) return { status: 'degraded', message: status.error ?? 'DNS server listens on one protocol only' }
+      return { status: 'ok', message: `${status.host}:${status.port} (UDP, TCP), ${status.zones} zones` }
+    })
+    await registerFirewallDrivers(api)
+
+    await zoneRoutes(app, services)
+    await recordRoutes(app, services)
+    await accountRoutes(app, services)
+    await ddnsRoutes(app, services)
+    await networkRoutes(app, services)
+
+    api.onClose(() => server.stop())
+  },
+)

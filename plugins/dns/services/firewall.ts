@@ -1,0 +1,39 @@
+import type { DriverInstance } from '../../../core/plugin-api.js'
+import type { DnsContext } from './context.js'
+
+/**
+ * Port 53 follows the authoritative zones: the first one opens it, deleting
+ * the last closes it. The work is the 'firewall' HAL kind's (nftables where
+ * present, a no-op driver otherwise). A failing firewall never fails the zone
+ * change: it is logged, and port53-check tells the user what the internet sees.
+ */
+interface FirewallLike extends DriverInstance {
+  openPort(port: number, protocols: Array<'udp' | 'tcp'>, comment?: string): Promise<unknown>
+  closePort(port: number, protocols: Array<'udp' | 'tcp'>, comment?: string): Promise<unknown>
+}
+
+const PROTOCOLS: Array<'udp' | 'tcp'> = ['udp', 'tcp']
+const COMMENT = 'hearth-dns'
+
+export function firewall(ctx: DnsContext) {
+  const apply = async (open: boolean) => {
+    if (ctx.config.port === 0) return
+    try {
+      await ctx.api.hal.with<FirewallLike, unknown>('firewall', (driver) =>
+        open ? driver.openPort(ctx.config.port, PROTOCOLS, COMMENT) : driver.closePort(ctx.config.port, PROTOCOLS, COMMENT),
+      )
+    } catch (err) {
+      ctx.api.log.warn({ err: (err as Error).message }, `firewall: could not ${open ? 'open' : 'close'} port ${ctx.config.port} for DNS`)
+    }
+  }
+  return {
+    /** Call after an authoritative zone was created; opens when it is the first. */
+    async afterCreate() {
+      if (ctx.zones.authoritative().length === 1) await apply(true)
+    },
+    /** Call after an authoritative zone was deleted; closes when none remains. */
+    async afterDelete() {
+      if (ctx.zones.authoritative().length === 0) await apply(false)
+    },
+  }
+}

@@ -1,0 +1,54 @@
+import type { ZoneData, ZoneRecord } from '../server/index.js'
+import type { RecordRow } from '../store/records.js'
+import type { ZoneRow } from '../store/zones.js'
+import type { DnsContext } from './context.js'
+
+/**
+ * Keeps the built-in server in step with the database: every change to an
+ * authoritative zone bumps its serial and pushes the whole zone, so answers
+ * follow the stored records at once.
+ */
+
+/** SOA content as stored (and as the server takes it): mname rname refresh retry expire minimum. */
+export function soaContent(zone: string, nameservers: string[]): string {
+  return `${nameservers[0] ?? `ns1.${zone}`} hostmaster.${zone} 3600 600 1209600 300`
+}
+
+/** The SOA as the API shows it: the serial in its usual place, after rname. */
+export function displaySoa(content: string, serial: number): string {
+  const [mname, rname, ...timers] = content.split(/\s+/)
+  return [mname, rname, serial, ...timers].join(' ')
+}
+
+export function fqdn(name: string, zone: string): string {
+  return name === '@' ? zone : `${name}.${zone}`
+}
+
+export function toZoneData(zone: ZoneRow, rows: RecordRow[]): ZoneData {
+  const records: ZoneRecord[] = rows.map((r) => ({ name: fqdn(r.name, zone.zone), type: r.type, ttl: r.ttl, content: r.content, priority: r.priority }))
+  return { name: zone.zone, serial: zone.serial, records }
+}
+
+/** A serial that always grows: unix seconds, or one more than the last when changes come faster. */
+export function nextSerial(ctx: DnsContext, current: number): number {
+  return Math.max(current + 1, Math.floor(ctx.api.now() / 1000))
+}
+
+/** Bumps the serial of an authoritative zone (inside the caller's transaction). */
+export function bumpSerial(ctx: DnsContext, zone: ZoneRow): void {
+  if (zone.mode !== 'authoritative') return
+  zone.serial = nextSerial(ctx, zone.serial)
+  ctx.zones.setSerial(zone.id, zone.serial, ctx.iso())
+}
+
+/** Pushes the zone as stored now to the server. */
+export function publish(ctx: DnsContext, zone: ZoneRow): void {
+  if (zone.mode !== 'authoritative') return
+  const fresh = ctx.zones.byName(zone.zone)
+  if (fresh) ctx.server.putZone(toZoneData(fresh, ctx.records.list(fresh.id)))
+}
+
+/** Loads every authoritative zone of every user into the server (plugin start). */
+export function publishAll(ctx: DnsContext): void {
+  ctx.server.setZones(ctx.zones.authoritative().map((z) => toZoneData(z, ctx.records.list(z.id))))
+}
