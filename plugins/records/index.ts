@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { definePlugin } from '../../core/plugin-api.js'
+import { importExportRoutes } from './routes/import-export.js'
 import { noteArchiveRoutes } from './routes/notes.js'
 import { recordRoutes } from './routes/records.js'
 import { createRecordsService } from './service.js'
@@ -25,6 +26,7 @@ export default definePlugin(
     const service = createRecordsService({ db: api.db, events: api.events, now: api.now })
     await recordRoutes(app, { service })
     await noteArchiveRoutes(app, { service })
+    await importExportRoutes(app, { service, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.
     const purge = () => {

@@ -105,8 +105,9 @@ CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
   DELETE FROM notes_fts WHERE rowid = old.seq;
 END;
 
--- Contacts: names, e-mail addresses, phone numbers (as written and as bare
--- digits, so "5551234" finds "555-1234"), company and notes.
+-- Contacts: names, e-mail addresses, phone numbers (as written, as bare
+-- digits and their last 10 and 7 digits, so "5551234567" finds
+-- "+1 (555) 123-4567"), company and notes.
 CREATE VIRTUAL TABLE contacts_fts USING fts5(
   name, emails, phones, company, notes,
   content = '', contentless_delete = 1,
@@ -117,9 +118,10 @@ CREATE TRIGGER contacts_fts_insert AFTER INSERT ON contacts BEGIN
     new.seq,
     concat_ws(' ', new.display_name, new.first_name, new.last_name),
     (SELECT coalesce(group_concat(json_extract(value, '$.address'), ' '), '') FROM json_each(new.emails)),
-    (SELECT coalesce(group_concat(json_extract(value, '$.number') || ' ' ||
-       replace(replace(replace(replace(replace(replace(json_extract(value, '$.number'), ' ', ''), '-', ''), '(', ''), ')', ''), '.', ''), '+', ''), ' '), '')
-     FROM json_each(new.phones)),
+    (SELECT coalesce(group_concat(concat_ws(' ', n, d, substr(d, -10), substr(d, -7)), ' '), '') FROM (
+       SELECT json_extract(value, '$.number') AS n,
+         replace(replace(replace(replace(replace(replace(json_extract(value, '$.number'), ' ', ''), '-', ''), '(', ''), ')', ''), '.', ''), '+', '') AS d
+       FROM json_each(new.phones))),
     coalesce(new.company, ''),
     coalesce(new.notes, ''));
 END;
@@ -131,9 +133,10 @@ WHEN old.display_name IS NOT new.display_name OR old.first_name IS NOT new.first
     new.seq,
     concat_ws(' ', new.display_name, new.first_name, new.last_name),
     (SELECT coalesce(group_concat(json_extract(value, '$.address'), ' '), '') FROM json_each(new.emails)),
-    (SELECT coalesce(group_concat(json_extract(value, '$.number') || ' ' ||
-       replace(replace(replace(replace(replace(replace(json_extract(value, '$.number'), ' ', ''), '-', ''), '(', ''), ')', ''), '.', ''), '+', ''), ' '), '')
-     FROM json_each(new.phones)),
+    (SELECT coalesce(group_concat(concat_ws(' ', n, d, substr(d, -10), substr(d, -7)), ' '), '') FROM (
+       SELECT json_extract(value, '$.number') AS n,
+         replace(replace(replace(replace(replace(replace(json_extract(value, '$.number'), ' ', ''), '-', ''), '(', ''), ')', ''), '.', ''), '+', '') AS d
+       FROM json_each(new.phones))),
     coalesce(new.company, ''),
     coalesce(new.notes, ''));
 END;

@@ -52,7 +52,10 @@ function normalizeItems(record: Record<string, unknown>): void {
 
 /** decisions.md: first_name + " " + last_name, trimmed. */
 export function displayNameFrom(record: Record<string, unknown>): string {
-  return [record.first_name, record.last_name].filter((s) => typeof s === 'string' && s.trim()).join(' ').trim()
+  return [record.first_name, record.last_name]
+    .map((s) => (typeof s === 'string' ? s.trim() : ''))
+    .filter(Boolean)
+    .join(' ')
 }
 
 const primaryOrFirst = (list: unknown, key: string): unknown => {

@@ -1,0 +1,94 @@
+import multipart from '@fastify/multipart'
+import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import { HttpError, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
+import { codecs, FileFormatError } from '../formats/codecs.js'
+import type { ParseFailure, ParseResult } from '../formats/types.js'
+import type { RecordsService, ResourceName } from '../service.js'
+
+/**
+ * GET /{notes,contacts,events}/export and POST /{...}/import (multipart):
+ * Markdown zip, vCard 4.0/3.0 and iCalendar, through the formats/ codecs and
+ * the service's importMany (good entries in one transaction, bad ones reported).
+ */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+
+const Failure = Type.Object({
+  index: Type.Optional(Type.Integer({ description: '0-based position of the entry in the file' })),
+  line: Type.Optional(Type.Integer({ description: '1-based line where the entry starts' })),
+  file: Type.Optional(Type.String({ description: 'archive member (Markdown imports)' })),
+  error: Type.String(),
+  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+})
+const ImportResult = Type.Object({ imported: Type.Integer(), ids: Type.Array(Uuid), failed: Type.Array(Failure) })
+
+const exportQuery = (resource: ResourceName) =>
+  Type.Object({
+    format: Type.Optional(Type.Union(codecs[resource].formats.map((f) => Type.Literal(f)))),
+    ...(resource === 'contacts' ? { version: Type.Optional(Type.Union([Type.Literal('4.0'), Type.Literal('3.0')])) } : {}),
+  })
+
+export async function importExportRoutes(app: PluginInstance, { service, now = Date.now }: { service: RecordsService; now?: () => number }) {
+  // Multipart parsing stays inside this scope: the JSON routes keep refusing other content types.
+  await app.register(async (scope: PluginInstance) => {
+    await scope.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } })
+    for (const resource of ['notes', 'contacts', 'events'] as const) {
+      const codec = codecs[resource]
+      const tags = [resource]
+
+      scope.get(
+        `/${resource}/export`,
+        { schema: { tags, querystring: exportQuery(resource) }, config: { envelope: 'none' } },
+        async (request, reply) => {
+          const { version } = request.query as { version?: '4.0' | '3.0' }
+          const file = codec.write(service.listAll(request.auth.userId as string, resource), { version, now: now() })
+          reply.header('content-type', file.contentType)
+          reply.header('content-disposition', `attachment; filename="${file.filename}"`)
+          return reply.send(file.body)
+        },
+      )
+
+      scope.post(`/${resource}/import`, { schema: { tags, response: { 200: Single(ImportResult) } } }, async (request) => {
+        const upload = await readUpload(request)
+        let parsed: ParseResult<unknown>
+        try {
+          parsed = codec.read(upload.bytes, upload.filename)
+        } catch (err) {
+          if (err instanceof FileFormatError) throw new HttpError('VALIDATION_ERROR', err.message, { field: 'file', constraint: 'format' })
+          throw err
+        }
+        const result = service.importMany(
+          request.auth.userId as string,
+          resource,
+          parsed.entries.map((e) => e.record),
+          { source: request.svcSource ?? 'import' },
+        )
+        const rejected = result.failed.map(({ index, error }): ParseFailure & { details?: object } => {
+          const { index: at, line, file } = parsed.entries[index]
+          return { index: at, ...(line ? { line } : {}), ...(file ? { file } : {}), error: error.message, ...(error.details ? { details: error.details } : {}) }
+        })
+        return { imported: result.created.length, ids: result.created.map((r) => r.id), failed: [...parsed.failed, ...rejected].sort(byPosition) }
+      })
+    }
+  })
+}
+
+/** The one uploaded file of a multipart request. */
+async function readUpload(request: FastifyRequest): Promise<{ bytes: Buffer; filename: string }> {
+  if (!request.isMultipart()) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Upload the file as multipart/form-data (field "file")')
+  const part = await request.file()
+  if (!part) throw new HttpError('VALIDATION_ERROR', 'a file part is required', { field: 'file', constraint: 'required' })
+  try {
+    return { bytes: await part.toBuffer(), filename: part.filename ?? '' }
+  } catch (err) {
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw new HttpError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_UPLOAD_BYTES} bytes`)
+    }
+    throw err
+  }
+}
+
+/** Report order: entries by index, stray lines (no index) by line. */
+function byPosition(a: ParseFailure, b: ParseFailure): number {
+  return (a.index ?? -1) - (b.index ?? -1) || (a.line ?? 0) - (b.line ?? 0)
+}
