@@ -15,10 +15,19 @@ export interface ArchiveMember {
 
 export class ArchiveError extends Error {}
 
+const isZip = (b: Uint8Array) => b[0] === 0x50 && b[1] === 0x4b
+const isGzip = (b: Uint8Array) => b[0] === 0x1f && b[1] === 0x8b
+const isTar = (b: Uint8Array) => b.length >= 512 && new TextDecoder().decode(b.subarray(257, 262)) === 'ustar'
+
+/** Whether the bytes start like a zip, gzip or tar archive. */
+export function isArchive(bytes: Uint8Array): boolean {
+  return isZip(bytes) || isGzip(bytes) || isTar(bytes)
+}
+
 /** Members whose name passes `want`, in archive order; the kind is sniffed from the bytes. */
 export function readArchive(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMember[] {
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return readZip(bytes, want)
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+  if (isZip(bytes)) return readZip(bytes, want)
+  if (isGzip(bytes)) {
     let tar: Uint8Array
     try {
       tar = gunzipSync(bytes)
@@ -27,7 +36,7 @@ export function readArchive(bytes: Uint8Array, want: (name: string) => boolean):
     }
     return readTar(tar, want)
   }
-  if (bytes.length >= 512 && new TextDecoder().decode(bytes.subarray(257, 262)) === 'ustar') return readTar(bytes, want)
+  if (isTar(bytes)) return readTar(bytes, want)
   throw new ArchiveError('expected a zip, tar or tar.gz archive')
 }
 

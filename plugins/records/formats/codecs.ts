@@ -1,0 +1,82 @@
+import { ArchiveError, isArchive } from './archive.js'
+import { parseICalendar } from './ics-parse.js'
+import { serializeICalendar } from './ics-serialize.js'
+import { isNoteFile, parseNoteFile, parseNotesArchive, serializeNotesArchive } from './markdown.js'
+import type { ContactRecord, EventRecord, NoteRecord, ParseResult } from './types.js'
+import { parseVCards } from './vcard-parse.js'
+import { serializeVCards, type VCardVersion } from './vcard-serialize.js'
+
+/**
+ * The file formats of each resource, as the import/export routes use them:
+ * one export format (plus options) and one import reader per resource.
+ */
+export interface ExportFile {
+  body: Buffer
+  contentType: string
+  filename: string
+}
+
+export interface Codec {
+  /** The `format` query values export accepts; the first is the default. */
+  formats: readonly string[]
+  write(records: unknown[], options: { version?: VCardVersion; now: number }): ExportFile
+  read(bytes: Buffer, filename: string): ParseResult<unknown>
+}
+
+export class FileFormatError extends Error {}
+
+/** UTF-8 text of an upload; a BOM is dropped, invalid bytes refuse the file. */
+function text(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '')
+  } catch {
+    throw new FileFormatError('the file is not valid UTF-8 text')
+  }
+}
+
+/** A reader that found no entry at all was handed the wrong kind of file. */
+function requireEntries<T>(result: ParseResult<T>, expects: string): ParseResult<T> {
+  if (result.entries.length === 0 && !result.failed.some((f) => f.index !== undefined)) {
+    throw new FileFormatError(`the file contains no ${expects}`)
+  }
+  return result
+}
+
+export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
+  notes: {
+    formats: ['markdown'],
+    write: (records) => ({
+      body: Buffer.from(serializeNotesArchive(records as NoteRecord[])),
+      contentType: 'application/zip',
+      filename: 'hearth-notes.zip',
+    }),
+    read(bytes, filename) {
+      // A single .md file is a one-note import; anything else must be an archive.
+      if (!isArchive(bytes) && isNoteFile(filename)) return { entries: [{ index: 0, file: filename, record: parseNoteFile(filename, text(bytes)) }], failed: [] }
+      try {
+        return requireEntries(parseNotesArchive(bytes), 'Markdown (.md) files')
+      } catch (err) {
+        if (err instanceof ArchiveError) throw new FileFormatError(err.message)
+        throw err
+      }
+    },
+  },
+  contacts: {
+    formats: ['vcard'],
+    write: (records, { version = '4.0' }) => ({
+      body: Buffer.from(serializeVCards(records as ContactRecord[], version)),
+      contentType: 'text/vcard; charset=utf-8',
+      filename: 'hearth-contacts.vcf',
+    }),
+    read: (bytes) => requireEntries(parseVCards(text(bytes)), 'vCard (BEGIN:VCARD)'),
+  },
+  events: {
+    formats: ['ics'],
+    write: (records, { now }) => ({
+      body: Buffer.from(serializeICalendar(records as EventRecord[], now)),
+      contentType: 'text/calendar; charset=utf-8',
+      filename: 'hearth-events.ics',
+    }),
+    read: (bytes) => requireEntries(parseICalendar(text(bytes)), 'iCalendar event (BEGIN:VEVENT)'),
+  },
+}
