@@ -1,25 +1,49 @@
-import { Ajv, type Options } from 'ajv'
+import SerializerSelector from '@fastify/fast-json-stringify-compiler'
+import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import formats from 'ajv-formats'
+import type { FastifyInstance } from 'fastify'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
 const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv
-import type { FastifyInstance } from 'fastify'
 
-/**
- * Two validators: JSON bodies are typed strictly (a number sent as a string
- * is an error, decisions.md), while query strings, params and headers are
- * text on the wire and are coerced into their declared types.
- */
 function make(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, removeAdditional: false, ...options })
   addFormats(ajv)
   return ajv
 }
 
+/**
+ * Compiles a route's validator on its first request instead of at start:
+ * compiling every schema of every plugin up front cost most of the start-up
+ * time, and many routes of an appliance are rarely called.
+ */
+function lazyValidator(ajv: Ajv, schema: object): ValidateFunction {
+  let compiled: ValidateFunction | undefined
+  const validate = ((data: unknown) => {
+    compiled ??= ajv.compile(schema)
+    const ok = compiled(data)
+    validate.errors = compiled.errors
+    return ok
+  }) as ValidateFunction
+  return validate
+}
+
+/**
+ * Two validators: JSON bodies are typed strictly (a number sent as a string
+ * is an error, decisions.md), while query strings, params and headers are
+ * text on the wire and are coerced into their declared types.
+ */
 export function installValidators(app: FastifyInstance): void {
   const strictAjv = make({ coerceTypes: false })
   const coercingAjv = make({ coerceTypes: 'array' })
-  app.setValidatorCompiler(
-    ({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema) as ReturnType<Ajv['compile']>,
-  )
+  app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart === 'body' ? strictAjv : coercingAjv, schema))
+
+  const factory = SerializerSelector()({}, {})
+  app.setSerializerCompiler((route) => {
+    let serialize: ((data: unknown) => string) | undefined
+    return (data: unknown) => {
+      serialize ??= factory(route as Parameters<typeof factory>[0]) as (data: unknown) => string
+      return serialize(data)
+    }
+  })
 }
