@@ -14,6 +14,8 @@ export interface Reply {
   stderr?: string
   code?: number | null
   delayMs?: number
+  /** Answer only once this settles (tests holding a tool call open on purpose). */
+  wait?: Promise<unknown>
 }
 
 export type ReplyTable = Record<string, Reply | (() => Reply)>
@@ -35,6 +37,7 @@ export function replayRunner(table: ReplyTable): ReplayRunner {
     if (!entry) throw new ToolMissingError(cmd)
     const reply = typeof entry === 'function' ? entry() : entry
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
+    if (reply.wait) await reply.wait
     return { code: reply.code === undefined ? 0 : reply.code, stdout: reply.stdout ?? '', stderr: reply.stderr ?? '' }
   }) as ReplayRunner
   run.table = table
