@@ -1,0 +1,108 @@
+import t from 'tap'
+import { occurrences } from '../resources/recurrence.js'
+import { bench } from './records-app.js'
+
+process.env.TZ = 'Europe/Berlin'
+
+type Item = { id: string; title: string; start_at: string; end_at: string | null; recurrence_id?: string; occurrence_start?: string }
+
+t.test('ranged lists return each occurrence of a series with its own times and markers, merged with plain events', async (t) => {
+  const { call } = await bench(t) // clock: Wed 2026-11-18
+  // Weekly Monday and Wednesday 09:00 Berlin, begun in summer time (07:00Z), 90 minutes long.
+  const series = (
+    await call('POST', '/events', {
+      title: 'Standup',
+      start_at: '2026-10-05T07:00:00Z',
+      end_at: '2026-10-05T08:30:00Z',
+      recurrence: { freq: 'WEEKLY', byday: ['MO', 'WE'] },
+    })
+  ).body.data
+  const plain = (await call('POST', '/events', { title: 'Lunch', start_at: '2026-11-18T11:00:00Z' })).body.data
+
+  const week = await call('GET', '/events?date=this_week')
+  t.equal(week.status, 200)
+  const items = week.body.data as Item[]
+  t.same(
+    items.map((e) => [e.title, e.start_at, e.end_at]),
+    [
+      ['Standup', '2026-11-16T08:00:00.000Z', '2026-11-16T09:30:00.000Z'],
+      ['Standup', '2026-11-18T08:00:00.000Z', '2026-11-18T09:30:00.000Z'],
+      ['Lunch', '2026-11-18T11:00:00.000Z', '2026-11-18T12:00:00.000Z'],
+    ],
+    'local wall-clock time kept across the DST change; the series length kept',
+  )
+  t.same(items[0], { ...series, start_at: items[0].start_at, end_at: items[0].end_at, recurrence_id: series.id, occurrence_start: items[0].start_at })
+  t.notOk('recurrence_id' in items[2], 'plain events carry no marker')
+  t.equal(week.body.meta.total, 3)
+  t.equal(items[2].id, plain.id)
+
+  const unranged = await call('GET', '/events')
+  t.same(
+    unranged.body.data.map((e: Item) => [e.title, e.start_at, 'recurrence_id' in e]),
+    [
+      ['Standup', series.start_at, false],
+      ['Lunch', plain.start_at, false],
+    ],
+    'without a window the series is listed once, as stored',
+  )
+
+  const month = await call('GET', '/events?date=this_month&limit=3&offset=3')
+  t.equal(month.body.meta.total, 9 + 1, 'nine November Mondays/Wednesdays plus lunch')
+  t.same(
+    month.body.data.map((e: Item) => e.start_at),
+    ['2026-11-11T08:00:00.000Z', '2026-11-16T08:00:00.000Z', '2026-11-18T08:00:00.000Z'],
+  )
+  const desc = await call('GET', '/events?date=this_month&order=desc&limit=2')
+  t.same(
+    desc.body.data.map((e: Item) => e.start_at),
+    ['2026-11-30T08:00:00.000Z', '2026-11-25T08:00:00.000Z'],
+  )
+
+  await call('DELETE', `/events/${series.id}`)
+  const afterDelete = await call('GET', '/events?date=this_week')
+  t.same(afterDelete.body.data.map((e: Item) => e.title), ['Lunch'], 'a deleted series expands to nothing')
+  const searched = await call('GET', '/events?date=this_week&search=standup&include_deleted=true')
+  t.equal(searched.body.meta.total, 2, 'search and include_deleted apply to series too')
+})
+
+t.test('count, until, interval, monthly and yearly rules through the API', async (t) => {
+  const { call } = await bench(t)
+  const make = async (title: string, start_at: string, recurrence: Record<string, unknown>) =>
+    call('POST', '/events', { title, start_at, recurrence })
+  await make('daily-3', '2026-11-16T17:00:00Z', { freq: 'DAILY', count: 3 })
+  await make('weekly-until', '2026-11-02T06:00:00Z', { freq: 'WEEKLY', until: '2026-11-18' })
+  await make('fortnightly', '2026-11-02T10:00:00Z', { freq: 'WEEKLY', interval: 2 })
+  await make('month-end', '2026-01-31T12:00:00Z', { freq: 'MONTHLY', bymonthday: [-1] })
+  await make('last-friday', '2026-01-30T12:00:00Z', { freq: 'MONTHLY', byday: ['-1FR'] })
+  await make('birthday', '1990-11-20T09:00:00Z', { freq: 'YEARLY' })
+  await make('weekdays', '2026-11-01T07:00:00Z', { freq: 'DAILY', byday: ['MO', 'TU', 'WE', 'TH', 'FR'], until: '2026-11-04' })
+  const got = async (qs: string) => {
+    const res = await call('GET', `/events?${qs}&limit=200`)
+    const by: Record<string, string[]> = {}
+    for (const e of res.body.data as Item[]) (by[e.title] ??= []).push(e.start_at.slice(0, 10))
+    return by
+  }
+  const month = await got('date=this_month')
+  t.same(month['daily-3'], ['2026-11-16', '2026-11-17', '2026-11-18'], 'count stops the series')
+  t.same(month['weekly-until'], ['2026-11-02', '2026-11-09', '2026-11-16'], 'until is inclusive of its day')
+  t.same(month.fortnightly, ['2026-11-02', '2026-11-16', '2026-11-30'])
+  t.same(month['month-end'], ['2026-11-30'])
+  t.same(month['last-friday'], ['2026-11-27'])
+  t.same(month.birthday, ['2026-11-20'])
+  t.same(month.weekdays, ['2026-11-02', '2026-11-03', '2026-11-04'], 'byday filters a daily rule')
+  const feb = await got('from=2027-02-01&to=2027-02-28')
+  t.same(feb['month-end'], ['2027-02-28'], 'negative bymonthday counts from the month end')
+  t.same(Object.keys(feb).sort(), ['fortnightly', 'last-friday', 'month-end'])
+})
+
+t.test('expansion is bounded and open windows stop a year out', async (t) => {
+  const start = Date.parse('2026-01-01T08:00:00Z')
+  const daily = occurrences({ freq: 'DAILY' }, start, start, null)
+  t.equal(daily.length, 367, 'from without to: one year (366 days) ahead, inclusive')
+  const capped = occurrences({ freq: 'DAILY' }, start, start, start + 10 * 366 * 86_400_000)
+  t.equal(capped.length, 1000, 'at most 1000 occurrences per series and query')
+  const far = occurrences({ freq: 'DAILY' }, Date.parse('1900-01-01T08:00:00Z'), Date.parse('2026-06-01T00:00:00Z'), Date.parse('2026-06-03T00:00:00Z'))
+  t.equal(far.length, 2, 'a series begun long ago jumps straight to the window')
+  const impossible = occurrences({ freq: 'YEARLY', bymonth: [2], bymonthday: [30] }, start, start, null)
+  t.same(impossible, [], 'a rule that never matches ends without hanging')
+})
