@@ -7,21 +7,21 @@ import type { DnsContext } from './context.js'
  * present, a no-op driver otherwise). A failing firewall never fails the zone
  * change: it is logged, and port53-check tells the user what the internet sees.
  */
+/** The part of drivers/firewall's FirewallDriver this plugin uses. */
 interface FirewallLike extends DriverInstance {
-  openPort(port: number, protocols: Array<'udp' | 'tcp'>, comment?: string): Promise<unknown>
-  closePort(port: number, protocols: Array<'udp' | 'tcp'>, comment?: string): Promise<unknown>
+  openPort(port: number, proto: 'udp' | 'tcp'): Promise<void>
+  closePort(port: number, proto: 'udp' | 'tcp'): Promise<void>
 }
 
-const PROTOCOLS: Array<'udp' | 'tcp'> = ['udp', 'tcp']
-const COMMENT = 'hearth-dns'
+const PROTOCOLS = ['udp', 'tcp'] as const
 
 export function firewall(ctx: DnsContext) {
   const apply = async (open: boolean) => {
     if (ctx.config.port === 0) return
     try {
-      await ctx.api.hal.with<FirewallLike, unknown>('firewall', (driver) =>
-        open ? driver.openPort(ctx.config.port, PROTOCOLS, COMMENT) : driver.closePort(ctx.config.port, PROTOCOLS, COMMENT),
-      )
+      await ctx.api.hal.with<FirewallLike, void>('firewall', async (driver) => {
+        for (const proto of PROTOCOLS) await (open ? driver.openPort(ctx.config.port, proto) : driver.closePort(ctx.config.port, proto))
+      })
     } catch (err) {
       ctx.api.log.warn({ err: (err as Error).message }, `firewall: could not ${open ? 'open' : 'close'} port ${ctx.config.port} for DNS`)
     }
