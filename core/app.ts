@@ -16,7 +16,7 @@ import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader
 import { healthRoutes } from './routes/health.js'
 import { ensureSecrets } from './secrets.js'
 import { createServices, type Services } from './services.js'
-import { installValidators } from './validation.js'
+import { compileCheck, installValidators } from './validation.js'
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
 
@@ -133,6 +133,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     dataDir: config.dataDir,
     now: services.now,
     cache: (opts) => services.cache(opts),
+    validator: (schema) => compileCheck(schema),
     health: { register: (component, check) => services.health.set(component, check) },
     onClose: (fn) => services.closers.push(fn),
   })

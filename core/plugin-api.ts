@@ -4,7 +4,7 @@
  * in `manifest.apiVersion` and is refused when the core does not satisfy it.
  * See docs/plugins.md.
  */
-import type { Static, TObject } from '@sinclair/typebox'
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type Database from 'better-sqlite3'
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
@@ -75,6 +75,11 @@ export interface HearthApi<C extends TObject = TObject> {
   /** Milliseconds since the epoch; injectable in tests. */
   now(): number
   cache<V>(opts: CacheFactoryOptions): TtlCache<V>
+  /**
+   * A TypeBox schema as a check with the API's body rules (no coercion, unknown
+   * fields refused); throws VALIDATION_ERROR with { field, constraint }.
+   */
+  validator(schema: TSchema): (value: unknown) => void
   health: { register(component: string, check: () => HealthReport | Promise<HealthReport>): void }
   /** Runs `fn` when the daemon closes, after in-flight requests finished. */
   onClose(fn: () => Promise<void> | void): void

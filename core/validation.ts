@@ -2,6 +2,9 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import formats from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
+import { validationDetails } from './envelope.js'
+import { HttpError } from './errors.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
 const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv
@@ -33,9 +36,27 @@ function lazyValidator(ajv: Ajv, schema: object): ValidateFunction {
  * is an error, decisions.md), while query strings, params and headers are
  * text on the wire and are coerced into their declared types.
  */
+const strictAjv = make({ coerceTypes: false })
+const coercingAjv = make({ coerceTypes: 'array' })
+
+/**
+ * The body rules as a function, for plugins that validate records arriving
+ * another way than a request body (imports, CLI): same strictness, same
+ * VALIDATION_ERROR details as the API. Compiled on first use.
+ */
+export function compileCheck(schema: object): (value: unknown) => void {
+  const validate = lazyValidator(strictAjv, schema)
+  return (value) => {
+    if (validate(value)) return
+    const first = validate.errors?.[0]
+    if (!first) throw new HttpError('VALIDATION_ERROR')
+    const details = validationDetails(first as FastifySchemaValidationError)
+    const message = details.constraint === 'required' ? `${details.field} is required` : `${details.field} ${first.message ?? 'is invalid'}`
+    throw new HttpError('VALIDATION_ERROR', message, details)
+  }
+}
+
 export function installValidators(app: FastifyInstance): void {
-  const strictAjv = make({ coerceTypes: false })
-  const coercingAjv = make({ coerceTypes: 'array' })
   app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart === 'body' ? strictAjv : coercingAjv, schema))
 
   const factory = SerializerSelector()({}, {})
