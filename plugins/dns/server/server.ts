@@ -147,6 +147,8 @@ class AuthoritativeServer implements DnsServer {
     this.udp = socket
     socket.on('error', (err) => this.opts.log.warn(`dns: UDP socket error: ${err.message}`))
     socket.on('message', (msg, rinfo) => {
+      // Source port 0 cannot be answered (and is a classic reflection marker).
+      if (rinfo.port === 0) return void this.dropped++
       const out = this.answer(msg, false)
       if (out) socket.send(out, rinfo.port, rinfo.address)
     })
