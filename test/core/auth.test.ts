@@ -260,3 +260,24 @@ t.test('admin user management guards the last owner and disables accounts', asyn
   })
   t.equal(typed.statusCode, 400, 'a boolean sent as a string is refused (no coercion)')
 })
+
+t.test('public secret-guessing endpoints are throttled per client', async (t) => {
+  const app = await build(t)
+  const codes = new Set<number>()
+  for (let i = 0; i < 31; i++) {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: `hrt_guess${i}` } })
+    codes.add(res.statusCode)
+    if (res.statusCode === 429) {
+      t.equal(i, 30, 'the 31st attempt in 15 minutes is refused')
+      t.equal(res.json().error.code, 'RATE_LIMITED')
+      t.ok(res.headers['retry-after'])
+    }
+  }
+  t.same([...codes].sort(), [401, 429])
+  const reset = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/reset-password',
+    payload: { token: 'x', new_password: 'whatever long' },
+  })
+  t.equal(reset.statusCode, 400, 'each endpoint has its own budget')
+})
