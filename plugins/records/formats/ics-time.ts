@@ -2,10 +2,12 @@ import type { ContentLine } from './content-line.js'
 import { formatStamp } from './stamps.js'
 
 /**
- * iCalendar time values → ISO instants. DATE values become midnight UTC of
- * that day (how Hearth stores all-day events); UTC times are taken as is;
- * TZID times are converted with the IANA database Node carries (Intl);
- * floating times use the server's local zone, as decisions.md does for `date`.
+ * iCalendar time values → ISO instants. DATE values become local midnight
+ * of that day and all-day instants are written back as their local date: the
+ * server's time zone is the one decisions.md uses for `date` filters, so an
+ * imported all-day event lands on the same day in listings. UTC times are
+ * taken as is; TZID times are converted with the IANA database Node carries
+ * (Intl); floating times use the server's local zone too.
  */
 
 /** Windows zone names Outlook writes in TZID, mapped to IANA. */
@@ -32,7 +34,7 @@ export function parseTime(cl: ContentLine): TimeValue {
   const dateOnly = /^(\d{4})(\d{2})(\d{2})$/.exec(value)
   if (dateOnly) {
     const [, y, m, d] = dateOnly
-    return { iso: checked(Date.UTC(+y, +m - 1, +d), cl), date: true }
+    return { iso: checked(new Date(+y, +m - 1, +d).getTime(), cl), date: true }
   }
   const dt = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/.exec(value)
   if (!dt) throw new Error(`line ${cl.line}: ${cl.name} has an invalid date-time "${value}"`)
@@ -111,8 +113,9 @@ export function formatTrigger(minutesBefore: number): string {
   return `${sign}P${days ? `${days}D` : ''}${hours || minutes ? 'T' : ''}${hours ? `${hours}H` : ''}${minutes ? `${minutes}M` : ''}`
 }
 
-/** ISO instant → 20261124T150000Z, or 20261124 for all-day values. */
+/** ISO instant → 20261124T150000Z, or its local date 20261124 for all-day values. */
 export function formatTime(iso: string, date: boolean): string {
-  const compact = formatStamp(iso)
-  return date ? compact.slice(0, 8) : compact
+  if (!date) return formatStamp(iso)
+  const d = new Date(iso)
+  return `${d.getFullYear()}${String(d.getMonth() + 1).padStart(2, '0')}${String(d.getDate()).padStart(2, '0')}`
 }

@@ -48,6 +48,7 @@ function readCard(card: Component): ContactRecord {
     custom_fields: null,
   }
   const custom: Record<string, unknown> = {}
+  const ranked: { emails: Array<[ContactEmail, number]>; phones: Array<[ContactPhone, number]> } = { emails: [], phones: [] }
   let fn = ''
   for (const cl of card.properties) {
     const label = cl.group ? labels.get(cl.group) : undefined
@@ -63,10 +64,10 @@ function readCard(card: Component): ContactRecord {
         break
       }
       case 'EMAIL':
-        if (text()) record.emails.push({ address: text(), label: emailLabel(types(cl), label), primary: isPreferred(cl) })
+        if (text()) ranked.emails.push([{ address: text(), label: emailLabel(types(cl), label), primary: false }, prefRank(cl)])
         break
       case 'TEL':
-        if (text()) record.phones.push({ number: text().replace(/^tel:/i, ''), label: phoneLabel(types(cl), label), primary: isPreferred(cl) })
+        if (text()) ranked.phones.push([{ number: text().replace(/^tel:/i, ''), label: phoneLabel(types(cl), label), primary: false }, prefRank(cl)])
         break
       case 'ADR':
         record.addresses.push(readAddress(cl, label))
@@ -107,8 +108,8 @@ function readCard(card: Component): ContactRecord {
   }
   record.display_name = fn || [record.first_name, record.last_name].filter(Boolean).join(' ') || record.company || ''
   if (!record.display_name) throw new Error('vCard has no FN, N or ORG to name the contact')
-  keepOnePrimary(record.emails)
-  keepOnePrimary(record.phones)
+  record.emails = withPrimary(ranked.emails)
+  record.phones = withPrimary(ranked.phones)
   if (Object.keys(custom).length > 0) record.custom_fields = custom
   if (record.updated_at === undefined) delete record.updated_at
   return record
@@ -127,8 +128,11 @@ function types(cl: ContentLine): string[] {
   return paramValues(cl, 'TYPE')
 }
 
-function isPreferred(cl: ContentLine): boolean {
-  return types(cl).includes('pref') || cl.params.has('PREF')
+/** Preference: TYPE=pref (3.0) counts as PREF=1; PREF=1 is the most preferred (4.0); none is Infinity. */
+function prefRank(cl: ContentLine): number {
+  const pref = Number(cl.params.get('PREF')?.[0])
+  if (Number.isInteger(pref) && pref >= 1) return pref
+  return types(cl).includes('pref') ? 1 : Number.POSITIVE_INFINITY
 }
 
 function emailLabel(t: string[], groupLabel?: string): ContactEmail['label'] {
@@ -161,11 +165,9 @@ function readAddress(cl: ContentLine, groupLabel?: string): ContactAddress {
   }
 }
 
-/** Only the first preferred entry stays primary (PREF may be set on several). */
-function keepOnePrimary(items: Array<{ primary: boolean }>): void {
-  let seen = false
-  for (const item of items) {
-    if (item.primary && seen) item.primary = false
-    if (item.primary) seen = true
-  }
+/** The most preferred item (lowest PREF, first on ties) is the one primary; none when nothing is preferred. */
+function withPrimary<T extends { primary: boolean }>(ranked: Array<[T, number]>): T[] {
+  const best = Math.min(...ranked.map(([, rank]) => rank))
+  const winner = Number.isFinite(best) ? ranked.findIndex(([, rank]) => rank === best) : -1
+  return ranked.map(([item], i) => ({ ...item, primary: i === winner }))
 }

@@ -184,3 +184,19 @@ t.test('RRULE UNTIL keeps dates, instants and floating times apart', async (t) =
   }
   t.equal(formatRRule({ freq: 'DAILY', until: '2026-12-21T08:59:59+01:00' }, false), 'FREQ=DAILY;UNTIL=20261221T075959Z')
 })
+
+t.test('all-day dates follow the server time zone both ways', async (t) => {
+  const saved = process.env.TZ
+  process.env.TZ = 'Europe/Berlin'
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.TZ
+    else process.env.TZ = saved
+  })
+  const text = 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Holiday\r\nDTSTART;VALUE=DATE:20261224\r\nDTEND;VALUE=DATE:20261225\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'
+  const [entry] = parseICalendar(text).entries
+  t.equal(entry.record.start_at, '2026-12-23T23:00:00.000Z', 'local midnight in Berlin')
+  t.equal(entry.record.end_at, '2026-12-24T23:00:00.000Z')
+  const out = serializeICalendar([entry.record])
+  t.match(out, 'DTSTART;VALUE=DATE:20261224')
+  t.match(out, 'DTEND;VALUE=DATE:20261225')
+})

@@ -146,3 +146,21 @@ t.test('fixtures survive parse → serialize → parse in both versions', async 
     }
   }
 })
+
+t.test('the lowest PREF wins the primary flag; only one primary per list', async (t) => {
+  const card = [
+    'BEGIN:VCARD',
+    'VERSION:4.0',
+    'FN:Pref Test',
+    'EMAIL;PREF=50:a@example.com',
+    'EMAIL;PREF=3:b@example.com',
+    'EMAIL;TYPE=work;PREF=3:c@example.com',
+    'TEL:1',
+    'TEL;TYPE=pref,home:2',
+    'TEL;TYPE=pref:3',
+    'END:VCARD',
+  ].join('\r\n')
+  const [{ record }] = parseVCards(card).entries
+  t.same(record.emails.map((e) => e.primary), [false, true, false])
+  t.same(record.phones.map((p) => p.primary), [false, true, false])
+})
