@@ -56,7 +56,7 @@ export async function startDigitalOcean(token: string, zones: Record<string, See
     if (id === undefined && req.method === 'POST') {
       const rec = recordFrom(jsonBody(req), Number(state.id()))
       if (!rec) return error(422, 'unprocessable_entity', 'Name, type and data are required.')
-      records.push(rec)
+      records.push({ ...rec, id: String(rec.id) })
       return { status: 201, body: { domain_record: rec } }
     }
     const index = records.findIndex((r) => Number(r.id) === id)
@@ -64,7 +64,7 @@ export async function startDigitalOcean(token: string, zones: Record<string, See
     if (req.method === 'PUT') {
       const rec = recordFrom(jsonBody(req), id as number)
       if (!rec) return error(422, 'unprocessable_entity', 'Name, type and data are required.')
-      records[index] = rec
+      records[index] = { ...rec, id: String(rec.id) }
       return { status: 200, body: { domain_record: rec } }
     }
     if (req.method === 'DELETE') {
