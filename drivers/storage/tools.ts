@@ -7,12 +7,7 @@ import type { RunOptions } from '../../core/hal/command.js'
  * an API error: a missing tool or a hung one is a dependent component being
  * unavailable (503), never a 500.
  */
-export async function runTool(
-  ctx: DriverContext,
-  cmd: string,
-  args: readonly string[],
-  opts: RunOptions = {},
-): Promise<RunResult> {
+export async function runTool(ctx: DriverContext, cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = opts.timeoutMs ?? Number(ctx.settings.toolTimeoutMs ?? 15_000)
   try {
     const result = await ctx.run(cmd, args, { ...opts, timeoutMs, env: { LC_ALL: 'C', ...opts.env } })
@@ -49,7 +44,12 @@ export function parseToolJson<T>(cmd: string, text: string): T {
 }
 
 export function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find(Boolean) ?? ''
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? ''
+  )
 }
 
 /** True when the tool exists and `args` exits 0 (used by probes, which must never throw). */

@@ -1,7 +1,15 @@
 import { realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { HearthApi } from '../../core/plugin-api.js'
-import { type CreatePoolInput, type Disk, type Pool, type SmartRecord, STORAGE_CAPABILITIES, type StorageDriver, type Volume } from '../../drivers/storage/driver.js'
+import {
+  type CreatePoolInput,
+  type Disk,
+  type Pool,
+  type SmartRecord,
+  STORAGE_CAPABILITIES,
+  type StorageDriver,
+  type Volume,
+} from '../../drivers/storage/driver.js'
 import { CATEGORIES, CATEGORY_LABELS, type Category, type StorageConfig } from './config.js'
 import { measure } from './data-usage.js'
 import { storageHealth } from './health.js'

@@ -30,7 +30,9 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 
 export async function benchStorage(): Promise<Record<string, number | string>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-storage-'))
-  const app = await buildApp({ env: { HEARTH_DATA_DIR: dataDir, HEARTH_LOG_LEVEL: 'silent', HEARTH_DNS_PORT: '0', HEARTH_PLUGINS_DIR: '' } })
+  const app = await buildApp({
+    env: { HEARTH_DATA_DIR: dataDir, HEARTH_LOG_LEVEL: 'silent', HEARTH_DNS_PORT: '0', HEARTH_PLUGINS_DIR: '' },
+  })
   const out: Record<string, number | string> = {}
   try {
     const address = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -74,14 +76,21 @@ export async function benchStorage(): Promise<Record<string, number | string>> {
     }
 
     // The tools alone, in the same run: what a cold disks/volumes answer costs beyond them.
-    for (const [name, cmd, args] of [['lsblk', 'lsblk', LSBLK_ARGS], ['df', 'df', DF_ARGS]] as const) {
+    for (const [name, cmd, args] of [
+      ['lsblk', 'lsblk', LSBLK_ARGS],
+      ['df', 'df', DF_ARGS],
+    ] as const) {
       const samples: number[] = []
       for (let i = 0; i < COLD_RUNS; i++) samples.push(await time(() => runCommand(cmd, args)))
       out[`storage.tool.${name}.p50_ms`] = round(percentile(samples, 50))
       out[`storage.tool.${name}.p99_ms`] = round(percentile(samples, 99))
     }
-    out['storage.disks.cold_over_lsblk.p50_ms'] = round((out['storage.disks.cold.p50_ms'] as number) - (out['storage.tool.lsblk.p50_ms'] as number))
-    out['storage.volumes.cold_over_df.p50_ms'] = round((out['storage.volumes.cold.p50_ms'] as number) - (out['storage.tool.df.p50_ms'] as number))
+    out['storage.disks.cold_over_lsblk.p50_ms'] = round(
+      (out['storage.disks.cold.p50_ms'] as number) - (out['storage.tool.lsblk.p50_ms'] as number),
+    )
+    out['storage.volumes.cold_over_df.p50_ms'] = round(
+      (out['storage.volumes.cold.p50_ms'] as number) - (out['storage.tool.df.p50_ms'] as number),
+    )
   } finally {
     await app.close()
     rmSync(dataDir, { recursive: true, force: true })

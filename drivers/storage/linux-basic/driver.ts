@@ -67,4 +67,3 @@ export function createLinuxBasic(ctx: DriverContext, opts: { smart: boolean; pro
   if (opts.smart) driver.getSmart = getSmart
   return driver
 }
-

@@ -7,10 +7,35 @@ import type { Volume, VolumeStatus } from '../driver.js'
 export const DF_ARGS = ['-B1', '--output=source,fstype,size,used,avail,target'] as const
 
 export const VIRTUAL_FILESYSTEMS = new Set([
-  'tmpfs', 'devtmpfs', 'ramfs', 'overlay', 'squashfs', 'proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts',
-  'mqueue', 'debugfs', 'tracefs', 'securityfs', 'pstore', 'bpf', 'autofs', 'configfs', 'fusectl',
-  'hugetlbfs', 'nsfs', 'binfmt_misc', 'efivarfs', 'rpc_pipefs', 'selinuxfs', 'fuse.lxcfs',
-  'fuse.snapfuse', 'fuse.gvfsd-fuse', 'fuse.portal',
+  'tmpfs',
+  'devtmpfs',
+  'ramfs',
+  'overlay',
+  'squashfs',
+  'proc',
+  'sysfs',
+  'cgroup',
+  'cgroup2',
+  'devpts',
+  'mqueue',
+  'debugfs',
+  'tracefs',
+  'securityfs',
+  'pstore',
+  'bpf',
+  'autofs',
+  'configfs',
+  'fusectl',
+  'hugetlbfs',
+  'nsfs',
+  'binfmt_misc',
+  'efivarfs',
+  'rpc_pipefs',
+  'selinuxfs',
+  'fuse.lxcfs',
+  'fuse.snapfuse',
+  'fuse.gvfsd-fuse',
+  'fuse.portal',
 ])
 
 /** A Windows drive seen from WSL2: drvfs/9p mounted from `C:\` or at /mnt/<letter>. */
@@ -42,7 +67,14 @@ export function parseDf(stdout: string): DfRow[] {
     const m = /^(\S+)\s+(\S+)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(.+)$/.exec(line.trim())
     if (!m) continue
     const n = (v: string) => (v === '-' ? 0 : Number(v))
-    rows.push({ source: m[1] as string, fstype: m[2] as string, size: n(m[3] as string), used: n(m[4] as string), avail: n(m[5] as string), target: m[6] as string })
+    rows.push({
+      source: m[1] as string,
+      fstype: m[2] as string,
+      size: n(m[3] as string),
+      used: n(m[4] as string),
+      avail: n(m[5] as string),
+      target: m[6] as string,
+    })
   }
   return rows
 }

@@ -58,8 +58,14 @@ export function createMdadmDriver(ctx: DriverContext, opts: { smart: boolean }):
       devices.push(devicePath(node))
     }
     const args = [
-      '--create', `/dev/md/${input.name}`, '--run', `--level=${input.type}`, `--raid-devices=${devices.length}`,
-      '--metadata=1.2', `--name=${input.name}`, ...devices,
+      '--create',
+      `/dev/md/${input.name}`,
+      '--run',
+      `--level=${input.type}`,
+      `--raid-devices=${devices.length}`,
+      '--metadata=1.2',
+      `--name=${input.name}`,
+      ...devices,
     ]
     const result = await runTool(ctx, 'mdadm', args, { timeoutMs: 60_000 })
     if (result.code !== 0) {

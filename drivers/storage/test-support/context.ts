@@ -5,7 +5,10 @@ import { type ReplyTable, replayRunner, type ReplayRunner, TOOL_VERSIONS } from 
 /** A logger that drops everything: driver tests assert results, not log lines. */
 export const silentLog: FastifyBaseLogger = (() => {
   const noop = () => undefined
-  const log = { level: 'silent', fatal: noop, error: noop, warn: noop, info: noop, debug: noop, trace: noop, silent: noop } as Record<string, unknown>
+  const log = { level: 'silent', fatal: noop, error: noop, warn: noop, info: noop, debug: noop, trace: noop, silent: noop } as Record<
+    string,
+    unknown
+  >
   log.child = () => log
   return log as unknown as FastifyBaseLogger
 })()

@@ -13,7 +13,10 @@ export async function diskRoutes(app: PluginInstance, { service }: { service: St
 
   app.get(
     '/disks/:id/smart',
-    { schema: { tags: ['storage'], params: DiskParams, response: { 200: Single(Nullable(SmartRecord)) } }, config: { requires: ['storage.canListDisks'] } },
+    {
+      schema: { tags: ['storage'], params: DiskParams, response: { 200: Single(Nullable(SmartRecord)) } },
+      config: { requires: ['storage.canListDisks'] },
+    },
     async (request) => service.smart(request.params.id),
   )
 }

@@ -6,9 +6,7 @@ import type { StorageService } from '../service.js'
 export async function overviewRoutes(app: PluginInstance, { service }: { service: StorageService }): Promise<void> {
   app.get('/status', { schema: { tags: ['storage'], response: { 200: Single(StorageStatus) } } }, async () => service.status())
 
-  app.get('/capabilities', { schema: { tags: ['storage'], response: { 200: Single(Capabilities) } } }, async () =>
-    service.capabilities(),
-  )
+  app.get('/capabilities', { schema: { tags: ['storage'], response: { 200: Single(Capabilities) } } }, async () => service.capabilities())
 
   app.post(
     '/detect-provider',

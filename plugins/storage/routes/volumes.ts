@@ -16,7 +16,10 @@ export async function volumeRoutes(app: PluginInstance, { service }: { service: 
 
   app.get(
     '/data-usage',
-    { schema: { tags: ['storage'], response: { 200: Single(Type.Array(DataUsageCategory)) } }, config: { requires: ['storage.canGetDataUsage'] } },
+    {
+      schema: { tags: ['storage'], response: { 200: Single(Type.Array(DataUsageCategory)) } },
+      config: { requires: ['storage.canGetDataUsage'] },
+    },
     async () => service.dataUsage(),
   )
 }

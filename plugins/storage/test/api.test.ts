@@ -10,7 +10,11 @@ t.test('linux-basic over real captures: disk shape, SMART per disk kind, status 
   const get = (url: string) => app.inject({ method: 'GET', url: `${base}${url}`, headers: auth(token) })
 
   const disks = (await get('/disks')).json().data as Array<Record<string, unknown>>
-  t.same(disks.map((d) => d.device), ['/dev/sda', '/dev/sdb', '/dev/sdc', '/dev/sdd', '/dev/sde', '/dev/sdf'], 'sr0 (rom) is no disk')
+  t.same(
+    disks.map((d) => d.device),
+    ['/dev/sda', '/dev/sdb', '/dev/sdc', '/dev/sdd', '/dev/sde', '/dev/sdf'],
+    'sr0 (rom) is no disk',
+  )
   for (const d of disks) {
     t.same(Object.keys(d).sort(), ['device', 'id', 'model', 'partitions', 'serial', 'size_bytes', 'smart_status', 'temperature_c', 'type'])
     t.match(d.id, /^disk_[a-z0-9]+$/)
@@ -34,7 +38,13 @@ t.test('linux-basic over real captures: disk shape, SMART per disk kind, status 
   t.equal(await smart('/dev/sde'), null, 'USB bridge without SMART: null')
 
   const status = (await get('/status')).json().data
-  t.match(status, { provider: 'linux-basic', health: 'critical', total_bytes: 270553174016, used_bytes: 23750963200, free_bytes: 85193330688 })
+  t.match(status, {
+    provider: 'linux-basic',
+    health: 'critical',
+    total_bytes: 270553174016,
+    used_bytes: 23750963200,
+    free_bytes: 85193330688,
+  })
   t.same((await get('/pools')).json().data, [])
 })
 
@@ -51,7 +61,11 @@ t.test('bad input: malformed id 400, unknown 404, pool on linux-basic 422, admin
     t.equal(r.json().error.code, 'VALIDATION_ERROR')
   }
   t.equal((await res('GET', '/disks/disk_0123456789abcdef/smart')).statusCode, 404)
-  const pool = await res('POST', '/pools', o.token, { name: 'media', type: 'raid1', diskIds: ['disk_0123456789abcdef', 'disk_0123456789abcde0'] })
+  const pool = await res('POST', '/pools', o.token, {
+    name: 'media',
+    type: 'raid1',
+    diskIds: ['disk_0123456789abcdef', 'disk_0123456789abcde0'],
+  })
   t.equal(pool.statusCode, 422)
   t.equal(pool.json().error.code, 'UNPROCESSABLE')
   t.equal((await res('GET', '/volumes?include_windows=maybe')).json().error.code, 'INVALID_QUERY')
@@ -75,7 +89,11 @@ t.test('mdadm picked where the kernel has md: pools, creation, validation', asyn
     app.inject({ method, url: `${base}${url}`, headers: auth(token), payload })
 
   const caps = (await res('GET', '/capabilities')).json().data
-  t.match(caps, { provider: 'mdadm', missing_for_full: null, capabilities: { canCreatePool: true, canReportRebuild: true, canManageShares: false } })
+  t.match(caps, {
+    provider: 'mdadm',
+    missing_for_full: null,
+    capabilities: { canCreatePool: true, canReportRebuild: true, canManageShares: false },
+  })
   const [pool] = (await res('GET', '/pools')).json().data
   t.match(pool, { type: 'raid10', status: 'rebuilding', degraded: true, rebuild_progress: 6.3 })
   t.match((await res('GET', '/status')).json().data, { provider: 'mdadm', health: 'critical' })
@@ -101,6 +119,9 @@ t.test('mdadm picked where the kernel has md: pools, creation, validation', asyn
     t.equal(r.json().error.code, 'VALIDATION_ERROR')
   }
   t.equal((await res('POST', '/pools', user.token, { name: 'x', type: 'raid1', diskIds: [id('sdf'), id('sdb')] })).statusCode, 403)
-  t.notOk(runner.calls.some((c) => c.includes('--create')), 'nothing reached mdadm --create')
+  t.notOk(
+    runner.calls.some((c) => c.includes('--create')),
+    'nothing reached mdadm --create',
+  )
   t.ok(runner.calls.includes(MDSTAT))
 })

@@ -13,7 +13,10 @@ t.test('each category measured from its configured folder', async (t) => {
   writeFileSync(join(app.dataDir, 'backups', 'nightly.tar'), Buffer.alloc(2048))
   const { token } = await owner(app)
   const data = (await app.inject({ method: 'GET', url, headers: auth(token) })).json().data as Array<Record<string, unknown>>
-  t.same(data.map((c) => c.name), ['files', 'photos', 'attachments', 'models', 'media', 'crypto', 'backups', 'database'])
+  t.same(
+    data.map((c) => c.name),
+    ['files', 'photos', 'attachments', 'models', 'media', 'crypto', 'backups', 'database'],
+  )
   const by = Object.fromEntries(data.map((c) => [c.name, c]))
   t.same(by.photos, { name: 'photos', label: 'Photos', size_bytes: 1300, status: 'ok' })
   t.same(by.backups, { name: 'backups', label: 'Backups', size_bytes: 2048, status: 'ok' }, 'default folder <data>/backups')
@@ -50,6 +53,9 @@ t.test('the event loop keeps serving while a category is walked', async (t) => {
   t.equal(health.statusCode, 200, 'another request answered during the walk')
   const res = await walking
   clearInterval(timer)
-  t.match((res.json().data as Array<{ name: string }>).find((c) => c.name === 'files'), { size_bytes: 6000 * 4, status: 'ok' })
+  t.match(
+    (res.json().data as Array<{ name: string }>).find((c) => c.name === 'files'),
+    { size_bytes: 6000 * 4, status: 'ok' },
+  )
   t.ok(ticks > 2, `timers kept firing during the walk (${ticks})`)
 })

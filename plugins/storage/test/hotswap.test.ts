@@ -11,7 +11,13 @@ t.test('detect-provider swaps drivers under running traffic: no request fails, i
   const app = await build(t, { run: runner })
   const { token } = await owner(app)
 
-  interface Outcome { url: string; status: number; provider?: string; startedAt: number; endedAt: number }
+  interface Outcome {
+    url: string
+    status: number
+    provider?: string
+    startedAt: number
+    endedAt: number
+  }
   const outcomes: Outcome[] = []
   let running = true
   const urls = ['/status', '/disks', '/volumes', '/pools', '/capabilities', '/data-usage']
@@ -20,7 +26,13 @@ t.test('detect-provider swaps drivers under running traffic: no request fails, i
       const url = urls[(n + i) % urls.length] as string
       const startedAt = performance.now()
       const r = await app.inject({ method: 'GET', url: `${base}${url}`, headers: auth(token) })
-      outcomes.push({ url, status: r.statusCode, provider: url === '/status' ? r.json().data?.provider : undefined, startedAt, endedAt: performance.now() })
+      outcomes.push({
+        url,
+        status: r.statusCode,
+        provider: url === '/status' ? r.json().data?.provider : undefined,
+        startedAt,
+        endedAt: performance.now(),
+      })
     }
   }
   const clients = Array.from({ length: 12 }, (_, n) => client(n))
@@ -48,11 +60,20 @@ t.test('detect-provider swaps drivers under running traffic: no request fails, i
   t.ok(outcomes.length > 60, `${outcomes.length} requests served during two swaps`)
   const statuses = outcomes.filter((o) => o.url === '/status')
   const before = statuses.filter((o) => o.startedAt < toMdadm.startedAt)
-  t.ok(before.every((o) => o.provider === 'linux-basic'), 'requests begun before the swap answered by linux-basic')
+  t.ok(
+    before.every((o) => o.provider === 'linux-basic'),
+    'requests begun before the swap answered by linux-basic',
+  )
   const during = statuses.filter((o) => o.startedAt > toMdadm.endedAt && o.endedAt < toBasic.startedAt)
-  t.ok(during.every((o) => o.provider === 'mdadm'), 'requests between the swaps answered by mdadm')
+  t.ok(
+    during.every((o) => o.provider === 'mdadm'),
+    'requests between the swaps answered by mdadm',
+  )
   const after = statuses.filter((o) => o.startedAt > toBasic.endedAt)
-  t.ok(after.every((o) => o.provider === 'linux-basic'), 'requests after the second swap answered by linux-basic')
+  t.ok(
+    after.every((o) => o.provider === 'linux-basic'),
+    'requests after the second swap answered by linux-basic',
+  )
 })
 
 t.test('a request holding the old driver finishes on it while new requests already use the new one', async (t) => {

@@ -25,19 +25,38 @@ t.test('the real tools of this machine through the API', async (t) => {
   const disks = await get('/disks')
   t.ok(disks.length >= 1, `${disks.length} disk(s): ${disks.map((d: { device: string }) => d.device).join(', ')}`)
   for (const d of disks) t.match(d, { id: /^disk_[a-z0-9]+$/, device: /^\/dev\//, size_bytes: Number })
-  t.notOk(disks.some((d: { device: string }) => /zram|loop/.test(d.device)), 'no RAM or loop devices')
+  t.notOk(
+    disks.some((d: { device: string }) => /zram|loop/.test(d.device)),
+    'no RAM or loop devices',
+  )
   const again = await get('/disks')
-  t.same(again.map((d: { id: string }) => d.id), disks.map((d: { id: string }) => d.id), 'ids are stable')
+  t.same(
+    again.map((d: { id: string }) => d.id),
+    disks.map((d: { id: string }) => d.id),
+    'ids are stable',
+  )
 
   const smart = await get(`/disks/${disks[0].id}/smart`)
   if (disks[0].device === '/dev/vda') t.equal(smart, null, 'the virtio disk answers no SMART')
 
   const volumes = await get('/volumes')
-  t.ok(volumes.some((v: { mount_point: string }) => v.mount_point === '/'), 'the root filesystem is a volume')
-  t.notOk(volumes.some((v: { filesystem: string }) => ['tmpfs', 'devtmpfs', 'proc', 'sysfs', 'cgroup', 'overlay'].includes(v.filesystem)), 'no virtual filesystems')
+  t.ok(
+    volumes.some((v: { mount_point: string }) => v.mount_point === '/'),
+    'the root filesystem is a volume',
+  )
+  t.notOk(
+    volumes.some((v: { filesystem: string }) => ['tmpfs', 'devtmpfs', 'proc', 'sysfs', 'cgroup', 'overlay'].includes(v.filesystem)),
+    'no virtual filesystems',
+  )
 
   const status = await get('/status')
-  t.match(status, { provider: expected, total_bytes: Number, used_bytes: Number, free_bytes: Number, health: /^(healthy|warning|critical|unknown)$/ })
+  t.match(status, {
+    provider: expected,
+    total_bytes: Number,
+    used_bytes: Number,
+    free_bytes: Number,
+    health: /^(healthy|warning|critical|unknown)$/,
+  })
   t.ok(status.total_bytes > 0 && status.free_bytes <= status.total_bytes)
   if (expected === 'linux-basic') t.same(await get('/pools'), [])
   t.equal((await get('/data-usage')).length, 8)

@@ -47,5 +47,10 @@ export const nasRunner = (opts: Parameters<typeof nasTable>[0] = {}) => replayRu
 /** A clock tests move by hand. */
 export function manualClock(start = Date.parse('2026-11-22T08:00:00Z')) {
   let now = start
-  return { now: () => now, advance: (ms: number) => { now += ms } }
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms
+    },
+  }
 }

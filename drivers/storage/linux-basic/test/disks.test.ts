@@ -30,7 +30,17 @@ t.test('disks and partitions from a real lsblk capture (NVMe, GPT, two partition
     { name: 'nvme0n1p1', mount_point: '/boot/efi', filesystem: 'vfat', size_bytes: 536870912 },
     { name: 'nvme0n1p2', mount_point: '/', filesystem: 'ext4', size_bytes: 511571918848 },
   ])
-  t.same(Object.keys(disks[0] ?? {}).sort(), ['device', 'id', 'model', 'partitions', 'serial', 'size_bytes', 'smart_status', 'temperature_c', 'type'])
+  t.same(Object.keys(disks[0] ?? {}).sort(), [
+    'device',
+    'id',
+    'model',
+    'partitions',
+    'serial',
+    'size_bytes',
+    'smart_status',
+    'temperature_c',
+    'type',
+  ])
 })
 
 t.test('a disk keeps its id when the kernel renames it', async (t) => {
@@ -63,7 +73,9 @@ t.test('lsblk missing or broken: 503, never a crash', async (t) => {
   await t.rejects(missing.listDisks(), { code: 'SERVICE_UNAVAILABLE', message: 'lsblk is not installed' })
   const garbage = await linuxBasic.create(replayContext({ [LSBLK]: { stdout: '<html>' } }))
   await t.rejects(garbage.listDisks(), { code: 'SERVICE_UNAVAILABLE' })
-  const failing = await linuxBasic.create(replayContext({ [LSBLK]: { code: 32, stderr: 'lsblk: failed to access sysfs directory: /sys/dev/block' } }))
+  const failing = await linuxBasic.create(
+    replayContext({ [LSBLK]: { code: 32, stderr: 'lsblk: failed to access sysfs directory: /sys/dev/block' } }),
+  )
   await t.rejects(failing.listDisks(), { code: 'SERVICE_UNAVAILABLE', message: /failed to access sysfs/ })
   t.same(await linuxBasic.probe(replayContext({ 'lsblk --version': { code: 1 } })), { supported: false, reason: 'lsblk is not installed' })
 })

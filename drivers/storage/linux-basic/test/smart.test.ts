@@ -7,8 +7,15 @@ import linuxBasic from '../index.js'
 
 const fixture = (name: string) => readFixture(sourcePath(import.meta.url, `fixtures/${name}`))
 const disk = (device: string): Disk => ({
-  id: 'disk_0123456789abcdef', device, model: null, serial: null, size_bytes: 1, type: 'unknown',
-  temperature_c: null, smart_status: null, partitions: [],
+  id: 'disk_0123456789abcdef',
+  device,
+  model: null,
+  serial: null,
+  size_bytes: 1,
+  type: 'unknown',
+  temperature_c: null,
+  smart_status: null,
+  partitions: [],
 })
 
 /** One driver whose smartctl answers each device with a real capture (and its real exit status). */
@@ -31,9 +38,18 @@ t.test('SMART of real disks: status, hours, temperature, reallocated sectors, fu
   const getSmart = d.getSmart as NonNullable<StorageDriver['getSmart']>
 
   const hdd = await getSmart(disk('/dev/sdb'))
-  t.match(hdd, { disk_id: 'disk_0123456789abcdef', overall_status: 'healthy', power_on_hours: 47657, temperature_c: 34, reallocated_sectors: 0 })
+  t.match(hdd, {
+    disk_id: 'disk_0123456789abcdef',
+    overall_status: 'healthy',
+    power_on_hours: 47657,
+    temperature_c: 34,
+    reallocated_sectors: 0,
+  })
   t.equal(hdd?.attributes.length, 17, 'every ATA attribute row is kept')
-  t.match(hdd?.attributes.find((a) => a.id === 9), { name: 'Power_On_Hours', value: 35, worst: 35, threshold: 0, raw_value: 47657 })
+  t.match(
+    hdd?.attributes.find((a) => a.id === 9),
+    { name: 'Power_On_Hours', value: 35, worst: 35, threshold: 0, raw_value: 47657 },
+  )
 
   const ssd = await getSmart(disk('/dev/sda'))
   t.match(ssd, { overall_status: 'healthy', power_on_hours: 84619, temperature_c: 27, reallocated_sectors: 0 })
@@ -41,11 +57,17 @@ t.test('SMART of real disks: status, hours, temperature, reallocated sectors, fu
 
   const nvme = await getSmart(disk('/dev/nvme0'))
   t.match(nvme, { overall_status: 'healthy', power_on_hours: 3149, temperature_c: 35, reallocated_sectors: null })
-  t.ok(nvme?.attributes.some((a) => a.name === 'available_spare' && a.raw_value === 100), 'NVMe health log as attributes')
+  t.ok(
+    nvme?.attributes.some((a) => a.name === 'available_spare' && a.raw_value === 100),
+    'NVMe health log as attributes',
+  )
 
   const failing = await getSmart(disk('/dev/sdf'))
   t.match(failing, { overall_status: 'critical', reallocated_sectors: 535, power_on_hours: 16402, temperature_c: 27 })
-  t.match(failing?.attributes.find((a) => a.id === 5), { when_failed: 'now', prefailure: true })
+  t.match(
+    failing?.attributes.find((a) => a.id === 5),
+    { when_failed: 'now', prefailure: true },
+  )
 })
 
 t.test('devices without SMART answer null, not an error', async (t) => {
@@ -65,7 +87,11 @@ t.test('smartctl failures map to API errors', async (t) => {
   const d = await linuxBasic.create(ctx)
   await t.rejects(d.getSmart?.(disk('/dev/sdx')) as Promise<unknown>, { code: 'SERVICE_UNAVAILABLE', statusCode: 503 })
   await t.rejects(d.getSmart?.(disk('/dev/sdy')) as Promise<unknown>, { code: 'SERVICE_UNAVAILABLE' })
-  await t.rejects(d.getSmart?.(disk('/dev/sda; rm -rf /')) as Promise<unknown>, { code: 'UNPROCESSABLE' }, 'no odd device paths reach smartctl')
+  await t.rejects(
+    d.getSmart?.(disk('/dev/sda; rm -rf /')) as Promise<unknown>,
+    { code: 'UNPROCESSABLE' },
+    'no odd device paths reach smartctl',
+  )
   t.notOk(ctx.run.calls.some((c) => c.includes('rm -rf')))
 })
 

@@ -13,8 +13,14 @@ t.test('this VM: devtmpfs and tmpfs filtered, the root filesystem kept', async (
   const volumes = await driver.listVolumes({ includeWindows: false })
   t.same(volumes, [
     {
-      mount_point: '/', filesystem: 'ext4', size_bytes: 270553174016, used_bytes: 23750963200, free_bytes: 85193330688,
-      status: 'ok', source: '/dev/vda', windows: false,
+      mount_point: '/',
+      filesystem: 'ext4',
+      size_bytes: 270553174016,
+      used_bytes: 23750963200,
+      free_bytes: 85193330688,
+      status: 'ok',
+      source: '/dev/vda',
+      windows: false,
     },
   ])
 })
@@ -22,9 +28,18 @@ t.test('this VM: devtmpfs and tmpfs filtered, the root filesystem kept', async (
 t.test('WSL2: the Windows drive only with includeWindows; snap squash mounts never', async (t) => {
   const driver = await linuxBasic.create(replayContext({ [DF]: { stdout: fixture('df-wsl2.txt') } }))
   const without = await driver.listVolumes({ includeWindows: false })
-  t.same(without.map((v) => v.mount_point), ['/'])
+  t.same(
+    without.map((v) => v.mount_point),
+    ['/'],
+  )
   const withWindows = await driver.listVolumes({ includeWindows: true })
-  t.same(withWindows.map((v) => [v.mount_point, v.filesystem, v.windows]), [['/', 'ext4', false], ['/mnt/c', '9p', true]])
+  t.same(
+    withWindows.map((v) => [v.mount_point, v.filesystem, v.windows]),
+    [
+      ['/', 'ext4', false],
+      ['/mnt/c', '9p', true],
+    ],
+  )
 })
 
 t.test('bind mounts of one source count once; fullness sets the status', async (t) => {
@@ -37,5 +52,12 @@ t.test('bind mounts of one source count once; fullness sets the status', async (
   ].join('\n')
   const driver = await linuxBasic.create(replayContext({ [DF]: { stdout: df } }))
   const volumes = await driver.listVolumes({ includeWindows: false })
-  t.same(volumes.map((v) => [v.mount_point, v.status]), [['/srv/backup', 'full'], ['/srv/data', 'warning'], ['/srv/media disk', 'ok']])
+  t.same(
+    volumes.map((v) => [v.mount_point, v.status]),
+    [
+      ['/srv/backup', 'full'],
+      ['/srv/data', 'warning'],
+      ['/srv/media disk', 'ok'],
+    ],
+  )
 })

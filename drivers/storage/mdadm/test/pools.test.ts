@@ -30,15 +30,24 @@ const states = (pool: { disks: Array<{ device: string; state: string }> } | unde
 t.test('raid1 healthy, degraded and rebuilding', async (t) => {
   const [healthy] = await poolsOf('mdstat-raid1-healthy.txt', { md127: 'detail-md127-raid1-healthy.txt' })
   t.match(healthy, {
-    id: 'pool_d0d685373bc9e8fd770d7d5e353ce578', name: 'raid_2tb', type: 'raid1', status: 'healthy',
-    size_bytes: 1936781312 * 1024, degraded: false, rebuild_progress: null,
+    id: 'pool_d0d685373bc9e8fd770d7d5e353ce578',
+    name: 'raid_2tb',
+    type: 'raid1',
+    status: 'healthy',
+    size_bytes: 1936781312 * 1024,
+    degraded: false,
+    rebuild_progress: null,
   })
   t.same(states(healthy), { '/dev/sdc5': 'active', '/dev/sdd5': 'active' })
 
   const [raid1, raid10] = await poolsOf('mdstat-raid1-raid10-degraded.txt', { md126: 'detail-md126-raid1-degraded.txt' })
   t.match(raid1, { name: 'RAIDE1', type: 'raid1', status: 'degraded', degraded: true, size_bytes: 151488 * 1024 })
   t.same(states(raid1), { '/dev/sde2': 'active', '/dev/sdc2': 'faulty' })
-  t.match(raid10, { id: 'pool_md127', name: 'md127', type: 'raid10', status: 'degraded', degraded: true }, 'no detail: named after the md device')
+  t.match(
+    raid10,
+    { id: 'pool_md127', name: 'md127', type: 'raid10', status: 'degraded', degraded: true },
+    'no detail: named after the md device',
+  )
 
   const [rebuilding] = await poolsOf('mdstat-raid1-rebuilding.txt')
   t.match(rebuilding, { type: 'raid1', status: 'rebuilding', degraded: true, rebuild_progress: 6.6 })
@@ -73,7 +82,12 @@ t.test('raid10 healthy, degraded and rebuilding', async (t) => {
 t.test('members map to the stable ids of their disks', async (t) => {
   const lsblk = JSON.stringify({
     blockdevices: ['sdc', 'sdd'].map((name, i) => ({
-      name, kname: name, type: 'disk', size: 2000398934016, serial: `WD-SERIAL${i}`, model: 'WDC WD20EFRX-68EUZN0',
+      name,
+      kname: name,
+      type: 'disk',
+      size: 2000398934016,
+      serial: `WD-SERIAL${i}`,
+      model: 'WDC WD20EFRX-68EUZN0',
       children: [{ name: `${name}5`, kname: `${name}5`, type: 'part', size: 1983264063488, fstype: 'linux_raid_member' }],
     })),
   })
@@ -96,7 +110,19 @@ t.test('probe: needs a working mdadm and a kernel with md', async (t) => {
   const noMd = replayContext({ 'cat /proc/mdstat': { code: 1, stderr: 'cat: /proc/mdstat: No such file or directory\n' } })
   t.match(await mdadm.probe(noMd), { supported: false, reason: /no md RAID/ })
   const ok = await mdadm.probe(replayContext({ 'cat /proc/mdstat': { stdout: fixture('mdstat-raid10-healthy.txt') } }))
-  t.match(ok, { supported: true, capabilities: ['canListDisks', 'canListVolumes', 'canGetUsage', 'canGetDataUsage', 'canGetSmart', 'canListPools', 'canCreatePool', 'canReportRebuild'] })
+  t.match(ok, {
+    supported: true,
+    capabilities: [
+      'canListDisks',
+      'canListVolumes',
+      'canGetUsage',
+      'canGetDataUsage',
+      'canGetSmart',
+      'canListPools',
+      'canCreatePool',
+      'canReportRebuild',
+    ],
+  })
 })
 
 t.test('the inactive-array export (spares only) parses; state stays from mdstat', async (t) => {
