@@ -21,7 +21,11 @@ export interface Bench {
 
 export const START = Date.parse('2026-11-18T10:00:00.000Z') // a Wednesday
 
-export async function bench(t: TestContext, opts: { env?: Record<string, string>; dataDir?: string; at?: number } = {}): Promise<Bench> {
+/** `existing`: the data folder already has its owner (a restart); sign in instead of setting up. */
+export async function bench(
+  t: TestContext,
+  opts: { env?: Record<string, string>; dataDir?: string; at?: number; existing?: boolean } = {},
+): Promise<Bench> {
   const clock = {
     ms: opts.at ?? START,
     advance(ms: number) {
@@ -30,7 +34,7 @@ export async function bench(t: TestContext, opts: { env?: Record<string, string>
   }
   // Only this plugin: sibling plugins under construction must not break these tests.
   const app = await build(t, { env: opts.env, dataDir: opts.dataDir, now: () => clock.ms, plugins: [records as never] })
-  const user = await owner(app)
+  const user = opts.existing ? await signIn(app) : await owner(app)
   const events = recordEvents(app, '*')
   const caller =
     (token: string): Call =>
@@ -45,6 +49,12 @@ export async function bench(t: TestContext, opts: { env?: Record<string, string>
     events,
     clock,
   }
+}
+
+async function signIn(app: TestApp): Promise<{ token: string }> {
+  const res = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'owner@example.test', password: 'correct horse battery' } })
+  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`)
+  return { token: res.json().data.accessToken }
 }
 
 /** Events of records (note.*, contact.*, event.*) only, as [type, id] pairs. */
