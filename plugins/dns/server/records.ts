@@ -82,45 +82,45 @@ export function parseSoa(content: string): SoaFields | null {
  * when the content cannot be put on the wire (the caller logs and skips it).
  */
 export function toWireRecord(record: ZoneRecord, serial: number): WireRecord {
-  const base = { class: 1 as const, ttl: record.ttl >>> 0 }
+  const ttl = record.ttl >>> 0
   const content = record.content.trim()
   switch (record.type) {
     case 'A':
       if (!isIPv4(content)) throw new Error('not an IPv4 address')
-      return { ...base, type: QTYPE.A, address: content }
+      return { class: 1, ttl, type: QTYPE.A, address: content }
     case 'AAAA':
       if (!isIPv6(content) || content.includes('.')) throw new Error('not an IPv6 address')
-      return { ...base, type: QTYPE.AAAA, address: content }
+      return { class: 1, ttl, type: QTYPE.AAAA, address: content }
     case 'CNAME':
     case 'NS': {
       const host = normaliseHost(content)
       if (!host) throw new Error('not a host name')
-      return record.type === 'NS' ? { ...base, type: QTYPE.NS, ns: host } : { ...base, type: QTYPE.CNAME, domain: host }
+      return record.type === 'NS' ? { class: 1, ttl, type: QTYPE.NS, ns: host } : { class: 1, ttl, type: QTYPE.CNAME, domain: host }
     }
     case 'MX': {
       const host = content === '.' ? '' : normaliseHost(content)
       const priority = u16(record.priority)
       if (host === null || priority === null) throw new Error('needs a host and a priority 0..65535')
-      return { ...base, type: QTYPE.MX, exchange: host, priority }
+      return { class: 1, ttl, type: QTYPE.MX, exchange: host, priority }
     }
     case 'SRV': {
       const [weight, port, target, ...rest] = content.split(/\s+/)
       const host = target === '.' ? '' : normaliseHost(target ?? '')
       const fields = { priority: u16(record.priority), weight: u16(weight), port: u16(port) }
       if (rest.length || host === null || Object.values(fields).includes(null)) throw new Error("needs 'weight port target' and a priority")
-      return { ...base, type: QTYPE.SRV, ...fields, target: host }
+      return { type: QTYPE.SRV, class: 1, ttl, priority: fields.priority, weight: fields.weight, port: fields.port, target: host }
     }
     case 'CAA': {
       const match = /^(\d{1,3})\s+([a-z0-9]+)\s+(.*)$/i.exec(content)
       if (!match || Number(match[1]) > 255) throw new Error("needs 'flags tag value'")
-      return { ...base, type: QTYPE.CAA, flags: Number(match[1]), tag: match[2].toLowerCase(), value: unquote(match[3]) }
+      return { class: 1, ttl, type: QTYPE.CAA, flags: Number(match[1]), tag: match[2].toLowerCase(), value: unquote(match[3]) }
     }
     case 'TXT':
-      return { ...base, type: QTYPE.TXT, data: splitTxt(record.content) }
+      return { class: 1, ttl, type: QTYPE.TXT, data: splitTxt(record.content) }
     case 'SOA': {
       const soa = parseSoa(content)
       if (!soa) throw new Error("needs 'mname rname refresh retry expire minimum'")
-      return { ...base, type: QTYPE.SOA, ...soa, serial: serial >>> 0 }
+      return { type: QTYPE.SOA, class: 1, ttl, ...soa, serial: serial >>> 0 }
     }
     default:
       throw new Error(`type ${String((record as ZoneRecord).type)} is not served`)

@@ -1,7 +1,8 @@
 import { RCODE, answerSections, encodeResponse, referralSections } from './encode.js'
 import { QTYPE } from './records.js'
 import { query as q, parseQuery } from './wire.js'
-import type { NameNode, ZoneEntry, ZoneIndex } from './zone-index.js'
+import type { ParsedZone } from './parsed-zone.js'
+import type { NameNode, ZoneIndex } from './zone-index.js'
 
 /**
  * Query → response bytes. The hot path (a cached answer) is: parse into a
@@ -83,7 +84,7 @@ function finish(msg: Buffer, cached: Buffer, tcp: boolean): Buffer {
   return out
 }
 
-function negative(msg: Buffer, zone: ZoneEntry, rcode: number, tcp: boolean): Buffer {
+function negative(msg: Buffer, zone: ParsedZone, rcode: number, tcp: boolean): Buffer {
   const out = assemble(msg, true, false, rcode, ONE_NS, zone.negativeTail)
   return out.length > limitFor(tcp) ? assemble(msg, true, true, rcode, ZERO, NO_TAIL) : out
 }

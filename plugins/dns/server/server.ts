@@ -2,6 +2,7 @@ import dgram from 'node:dgram'
 import net from 'node:net'
 import { respond } from './responder.js'
 import type { DnsServer, DnsServerOptions, DnsServerStatus, DnsStartResult, ZoneData } from './types.js'
+import { normaliseName, type ParsedZone, parseZone } from './parsed-zone.js'
 import { ZoneIndex } from './zone-index.js'
 
 /**
@@ -49,7 +50,8 @@ function bindTcp(server: net.Server, host: string, port: number): Promise<NodeJS
 
 class AuthoritativeServer implements DnsServer {
   private index: ZoneIndex
-  private readonly zones = new Map<string, ZoneData>()
+  /** Parsed once per putZone; a change in one zone does not re-parse the others. */
+  private readonly zones = new Map<string, ParsedZone>()
   private udp: dgram.Socket | null = null
   private tcp: net.Server | null = null
   private readonly connections = new Set<net.Socket>()
@@ -60,7 +62,7 @@ class AuthoritativeServer implements DnsServer {
 
   constructor(private readonly opts: DnsServerOptions) {
     this.port = opts.port
-    this.index = new ZoneIndex([], opts.log)
+    this.index = new ZoneIndex([])
   }
 
   get status(): DnsServerStatus {
@@ -111,22 +113,29 @@ class AuthoritativeServer implements DnsServer {
 
   setZones(zones: ZoneData[]): void {
     this.zones.clear()
-    for (const zone of zones) this.zones.set(zone.name.toLowerCase().replace(/\.$/, ''), zone)
+    for (const zone of zones) this.parse(zone)
     this.rebuild()
   }
 
   putZone(zone: ZoneData): void {
-    this.zones.set(zone.name.toLowerCase().replace(/\.$/, ''), zone)
+    this.parse(zone)
     this.rebuild()
   }
 
   removeZone(name: string): void {
-    if (this.zones.delete(name.toLowerCase().replace(/\.$/, ''))) this.rebuild()
+    if (this.zones.delete(normaliseName(name))) this.rebuild()
+  }
+
+  private parse(zone: ZoneData): void {
+    const parsed = parseZone(zone, this.opts.log)
+    if (parsed) this.zones.set(parsed.name, parsed)
+    // An unusable name replaces nothing; a previous good version of it stays removed.
+    else this.zones.delete(normaliseName(zone.name))
   }
 
   /** New immutable index, swapped in one assignment: queries see old or new, never half. */
   private rebuild(): void {
-    this.index = new ZoneIndex(this.zones.values(), this.opts.log)
+    this.index = new ZoneIndex(this.zones.values())
   }
 
   /** Never throws into the event loop: a packet that breaks the responder is counted and dropped. */

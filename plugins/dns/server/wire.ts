@@ -13,27 +13,28 @@ const MAX_LABELS = 127
 /** ASCII-only case fold: DNS names compare case-insensitively on A-Z only. */
 const fold = (b: number): number => (b >= 65 && b <= 90 ? b | 0x20 : b)
 
-/** Hash of a lower-case dotted name, matching parseQuery's suffix hashes. */
+/** Hash of a lower-case dotted name, matching parseQuery's suffix hashes (labels are latin1 bytes). */
 export function hashName(name: string): number {
   let h = FNV_OFFSET
-  const labels = name === '' ? [] : name.split('.')
-  for (let i = labels.length - 1; i >= 0; i--) {
-    const label = Buffer.from(labels[i], 'latin1')
-    h = Math.imul(h ^ label.length, FNV_PRIME)
-    for (let j = 0; j < label.length; j++) h = Math.imul(h ^ fold(label[j]), FNV_PRIME)
+  let end = name.length
+  // Labels right to left, each label's length byte then its bytes.
+  for (let start = name.lastIndexOf('.', end - 1); end > 0; start = name.lastIndexOf('.', end - 1)) {
+    h = Math.imul(h ^ (end - start - 1), FNV_PRIME)
+    for (let j = start + 1; j < end; j++) h = Math.imul(h ^ fold(name.charCodeAt(j) & 0xff), FNV_PRIME)
+    end = start
   }
   return h >>> 0
 }
 
 /** Lower-case wire form of a dotted name (labels + root byte). */
 export function nameToWire(name: string): Buffer {
-  const labels = name === '' ? [] : name.split('.')
-  const out = Buffer.alloc(labels.reduce((n, l) => n + l.length + 1, 1))
+  const out = Buffer.allocUnsafe(name.length + (name === '' ? 1 : 2)) // pooled; every byte is written below
   let p = 0
-  for (const label of labels) {
+  for (const label of name === '' ? [] : name.split('.')) {
     out[p++] = label.length
-    p += out.write(label.toLowerCase(), p, 'latin1')
+    for (let i = 0; i < label.length; i++) out[p++] = fold(label.charCodeAt(i) & 0xff)
   }
+  out[p] = 0
   return out
 }
 

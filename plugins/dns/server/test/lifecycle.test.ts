@@ -38,6 +38,19 @@ t.test('a child zone occludes the parent below its apex', async (t) => {
   t.equal((await dig(port, 'nope.sub.example.test', 'A')).authority[0]?.name, 'sub.example.test.', 'child SOA for its NXDOMAIN')
 })
 
+t.test('adding and removing a child zone later switches between referral and answer', async (t) => {
+  const { server, port } = await startServer(t, [exampleZone()])
+  const referral = await dig(port, 'host.sub.example.test', 'A')
+  t.notOk(referral.flags.includes('aa'), 'parent refers before the child exists')
+  server.putZone({ name: 'SUB.example.test.', serial: 1, records: [{ name: 'host.sub.example.test', type: 'A', ttl: 60, content: '198.51.100.8', priority: null }] })
+  const answer = await dig(port, 'host.sub.example.test', 'A')
+  t.ok(answer.flags.includes('aa'))
+  t.equal(answer.answer[0]?.data, '198.51.100.8', 'zone name normalised, child answers')
+  server.removeZone('sub.example.test')
+  t.notOk((await dig(port, 'host.sub.example.test', 'A')).flags.includes('aa'), 'referral again')
+  t.equal((await dig(port, 'www.example.test', 'A')).answer[0]?.data, '192.0.2.10', 'parent untouched')
+})
+
 t.test('bind failure is reported, not thrown; status tells', async (t) => {
   const { port } = await startServer(t, [])
   const second = createDnsServer({ host: '127.0.0.1', port, log: memoryLog() })
