@@ -4,26 +4,11 @@ import { createSchema, NullableText, patchSchema, recordSchema, StringEnum } fro
 import type { ApiRecord, ResourceDefinition } from '../engine/types.js'
 import { invalid } from '../engine/validate.js'
 import { queryWindow } from './event-window.js'
-import { BYDAY, occurrences, type Recurrence as Rule } from './recurrence.js'
+import { occurrences, Recurrence, type Recurrence as Rule } from './recurrence.js'
 
 /** Calendar events (api.md, Calendar event), with recurrence expanded in ranged lists. */
 
 const HOUR = 3_600_000
-const DATE_OR_DATETIME = '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})?)?$'
-
-export const Recurrence = Type.Object(
-  {
-    freq: StringEnum(['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const),
-    interval: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    byday: Type.Optional(Type.Array(Type.String({ pattern: BYDAY.source }), { minItems: 1, maxItems: 35 })),
-    bymonthday: Type.Optional(Type.Array(Type.Integer({ minimum: -31, maximum: 31, not: { const: 0 } }), { minItems: 1, maxItems: 31 })),
-    bymonth: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 12 }), { minItems: 1, maxItems: 12 })),
-    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    until: Type.Optional(Type.String({ pattern: DATE_OR_DATETIME, description: 'YYYY-MM-DD (inclusive, local time) or a datetime' })),
-  },
-  { additionalProperties: false },
-)
-
 const Reminder = Type.Object(
   { type: StringEnum(['notification', 'email'] as const), minutes_before: Type.Integer({ minimum: 0, maximum: 525_600 }) },
   { additionalProperties: false },

@@ -1,3 +1,5 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { StringEnum } from '../engine/schema-kit.js'
 import { localDay } from './event-window.js'
 
 /**
@@ -6,15 +8,22 @@ import { localDay } from './event-window.js'
  * server's local time so a weekly 09:00 stays 09:00 across DST changes.
  * Bounded: at most MAX_OCCURRENCES per call and MAX_PERIODS periods walked.
  */
-export interface Recurrence {
-  freq: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'
-  interval?: number
-  byday?: string[]
-  bymonthday?: number[]
-  bymonth?: number[]
-  count?: number
-  until?: string
-}
+export const BYDAY = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/
+const DATE_OR_DATETIME = '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})?)?$'
+
+export const Recurrence = Type.Object(
+  {
+    freq: StringEnum(['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const),
+    interval: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    byday: Type.Optional(Type.Array(Type.String({ pattern: BYDAY.source }), { minItems: 1, maxItems: 35 })),
+    bymonthday: Type.Optional(Type.Array(Type.Integer({ minimum: -31, maximum: 31, not: { const: 0 } }), { minItems: 1, maxItems: 31 })),
+    bymonth: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 12 }), { minItems: 1, maxItems: 12 })),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    until: Type.Optional(Type.String({ pattern: DATE_OR_DATETIME, description: 'YYYY-MM-DD (inclusive, local time) or a datetime' })),
+  },
+  { additionalProperties: false },
+)
+export type Recurrence = Static<typeof Recurrence>
 
 export const MAX_OCCURRENCES = 1000
 const MAX_PERIODS = 100_000
@@ -22,7 +31,6 @@ const MAX_PERIODS = 100_000
 export const OPEN_WINDOW_MS = 366 * 86_400_000
 
 const CODES = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA']
-export const BYDAY = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/
 
 interface Weekday {
   day: number
