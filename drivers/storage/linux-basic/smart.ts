@@ -123,4 +123,6 @@ export function parseSmartctl(diskId: string, stdout: string, code: number | nul
   }
 }
 
-export const SMARTCTL_ARGS = (device: string) => ['--json', '-a', device]
+/** `-n standby` makes smartctl answer "in standby" (exit 2, no data) instead of spinning the disk up. */
+export const SMARTCTL_ARGS = (device: string, opts: { wake: boolean } = { wake: true }) =>
+  opts.wake ? ['--json', '-a', device] : ['--json', '-a', '-n', 'standby', device]

@@ -37,7 +37,9 @@ export function nasTable(opts: { mdstat?: string; smart?: Record<string, [string
     [MDSTAT]: opts.mdstat === undefined ? NO_MD : { stdout: opts.mdstat },
   }
   for (const [device, [file, code]] of Object.entries(opts.smart ?? SMART_OF)) {
+    // The disk listing asks with `-n standby`, the SMART record without it.
     table[`smartctl --json -a ${device}`] = { stdout: basicFixture(file), code }
+    table[`smartctl --json -a -n standby ${device}`] = { stdout: basicFixture(file), code }
   }
   return table
 }

@@ -11,7 +11,7 @@ const LSBLK = `lsblk ${LSBLK_ARGS.join(' ')}`
 t.test('disks and partitions from a real lsblk capture (NVMe, GPT, two partitions)', async (t) => {
   const ctx = replayContext({
     [LSBLK]: { stdout: fixture('lsblk-nvme-partitions.json') },
-    'smartctl --json -a /dev/nvme0n1': { stdout: fixture('smartctl-nvme-samsung-970evo.json') },
+    'smartctl --json -a -n standby /dev/nvme0n1': { stdout: fixture('smartctl-nvme-samsung-970evo.json') },
   })
   const driver = await linuxBasic.create(ctx)
   const disks = await driver.listDisks()
@@ -61,7 +61,7 @@ t.test('a disk keeps its id when the kernel renames it', async (t) => {
 t.test('this VM: the virtio disk listed (no serial: id from its kernel name), zram left out', async (t) => {
   const ctx = replayContext({
     [LSBLK]: { stdout: fixture('lsblk-this-vm.json') },
-    'smartctl --json -a /dev/vda': { stdout: fixture('smartctl-virtio-vda.json'), code: 1 },
+    'smartctl --json -a -n standby /dev/vda': { stdout: fixture('smartctl-virtio-vda.json'), code: 1 },
   })
   const disks = await (await linuxBasic.create(ctx)).listDisks()
   t.equal(disks.length, 1)
@@ -78,4 +78,17 @@ t.test('lsblk missing or broken: 503, never a crash', async (t) => {
   )
   await t.rejects(failing.listDisks(), { code: 'SERVICE_UNAVAILABLE', message: /failed to access sysfs/ })
   t.same(await linuxBasic.probe(replayContext({ 'lsblk --version': { code: 1 } })), { supported: false, reason: 'lsblk is not installed' })
+})
+
+t.test('listing never wakes a sleeping disk; asking for its SMART record does', async (t) => {
+  const ctx = replayContext({
+    [LSBLK]: { stdout: fixture('lsblk-nvme-partitions.json') },
+    'smartctl --json -a -n standby /dev/nvme0n1': { stdout: fixture('smartctl-standby.json'), code: 2 },
+    'smartctl --json -a /dev/nvme0n1': { stdout: fixture('smartctl-nvme-samsung-970evo.json') },
+  })
+  const driver = await linuxBasic.create(ctx)
+  const [disk] = await driver.listDisks()
+  t.match(disk, { smart_status: null, temperature_c: null }, 'asleep: listed without SMART')
+  t.notOk(ctx.run.calls.includes('smartctl --json -a /dev/nvme0n1'), 'the listing did not spin it up')
+  t.match(await driver.getSmart?.(disk as NonNullable<typeof disk>), { overall_status: 'healthy' })
 })
