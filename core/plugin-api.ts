@@ -106,6 +106,8 @@ export function definePlugin<C extends TObject = TObject>(
 }
 
 declare module 'fastify' {
+  // Declaration merging: route `config` accepts the guards; the empty body is the point.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface FastifyContextConfig extends RouteGuards {}
   interface FastifyRequest {
     /** Set on authenticated routes. */
