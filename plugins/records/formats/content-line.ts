@@ -161,6 +161,9 @@ export interface Component {
  * VEVENT) and is reported alone above that depth; a BEGIN of a component
  * that is still open closes it as broken (a missing END).
  */
+/** VCALENDAR > VEVENT > VALARM is 3 deep; a deeper file is hostile or broken. */
+const MAX_DEPTH = 8
+
 export function parseComponents(text: string, entryDepth = 0): { roots: Component[]; errors: Array<{ line: number; error: string }> } {
   const roots: Component[] = []
   const errors: Array<{ line: number; error: string }> = []
@@ -182,6 +185,10 @@ export function parseComponents(text: string, entryDepth = 0): { roots: Componen
       const reopened = stack.findIndex((c) => c.name === kind)
       if (reopened >= 0) {
         for (const open of stack.splice(reopened)) open.broken ??= `BEGIN:${open.name} on line ${open.line} is never closed`
+      }
+      if (stack.length >= MAX_DEPTH) {
+        breakEntry(line, `components nested deeper than ${MAX_DEPTH} levels`)
+        continue
       }
       const component: Component = { name: kind, line, properties: [], components: [] }
       if (stack.length > 0) stack[stack.length - 1].components.push(component)

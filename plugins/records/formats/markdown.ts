@@ -33,10 +33,9 @@ export function parseNotesArchive(bytes: Uint8Array): ParseResult<NoteRecord> {
 
 export function parseNoteFile(name: string, text: string): NoteRecord {
   const body = text.replace(/^\uFEFF/, '')
-  const fm = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m.exec(body)
-  const hasFrontMatter = fm !== null && fm.index === 0
-  const meta = hasFrontMatter ? parseYaml(fm[1], 2) : {}
-  const content = hasFrontMatter ? body.slice(fm[0].length) : body
+  const fm = splitFrontMatter(body)
+  const meta = fm ? parseYaml(fm.yaml, 2) : {}
+  const content = fm ? fm.content : body
   const fileTitle = (name.split('/').pop() ?? '').replace(NOTE_FILE, '')
   const format = meta.content_format ?? (/\.txt$/i.test(name) ? 'plain' : 'markdown')
   if (typeof format !== 'string' || !FORMATS.has(format)) throw new Error('content_format must be markdown, html or plain')
@@ -57,6 +56,17 @@ export function parseNoteFile(name: string, text: string): NoteRecord {
   }
   if (typeof meta.source === 'string' && meta.source) note.source = meta.source
   return note
+}
+
+/** `---` on the first line opens front matter; the next `---` or `...` line closes it. */
+function splitFrontMatter(body: string): { yaml: string; content: string } | null {
+  const open = /^---[ \t]*\r?\n/.exec(body)
+  if (!open) return null
+  const close = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/gm
+  close.lastIndex = open[0].length
+  const end = close.exec(body)
+  if (!end) return null
+  return { yaml: body.slice(open[0].length, end.index), content: body.slice(end.index + end[0].length) }
 }
 
 function optionalString(value: unknown, key: string): string | null {

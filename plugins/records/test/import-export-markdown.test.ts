@@ -131,3 +131,11 @@ t.test('not an archive, and zip bombs, are refused as a whole', async (t) => {
   t.ok(bomb.length < 100_000, 'the bomb is small on the wire')
   t.throws(() => parseNotesArchive(bomb), /too large/)
 })
+
+t.test('pathological front matter stays fast and fails alone', async (t) => {
+  const started = Date.now()
+  t.match(parseNoteFile('a.md', `---\n${'x: y\n'.repeat(20_000)}`), { title: 'a' }, 'never closed: all content')
+  t.match(parseNoteFile('b.md', `text\n${'---\n'.repeat(50_000)}`), { title: 'b' }, 'rules later in the text are content')
+  t.throws(() => parseNoteFile('c.md', `---\nk: ${'['.repeat(100_000)}\n---\n`))
+  t.ok(Date.now() - started < 2000, `linear time (${Date.now() - started} ms)`)
+})
