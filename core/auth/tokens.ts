@@ -21,8 +21,7 @@ export interface TokenPair {
 }
 
 export type RefreshOutcome =
-  | { ok: true; userId: string; familyId: string }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' }
+  { ok: true; userId: string; familyId: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' }
 
 /**
  * Access tokens are HS256 JWTs; refresh tokens are opaque random strings
