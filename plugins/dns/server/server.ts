@@ -15,6 +15,7 @@ import { ZoneIndex } from './zone-index.js'
 const TCP_IDLE_MS = 10_000
 const TCP_MAX_CONNECTIONS = 256
 const BIND_ATTEMPTS = 5
+const UDP_BUFFER_BYTES = 4 * 1024 * 1024
 
 function describeBindError(err: NodeJS.ErrnoException): string {
   if (err.code === 'EADDRINUSE') return 'port already in use (EADDRINUSE)'
@@ -154,6 +155,13 @@ class AuthoritativeServer implements DnsServer {
 
   private serveUdp(socket: dgram.Socket): void {
     this.udp = socket
+    try {
+      // Bursts queue in the kernel instead of being lost (capped by net.core.rmem_max).
+      socket.setRecvBufferSize(UDP_BUFFER_BYTES)
+      socket.setSendBufferSize(UDP_BUFFER_BYTES)
+    } catch {
+      // Not fatal: the default buffers work, only bursts suffer.
+    }
     socket.on('error', (err) => this.opts.log.warn(`dns: UDP socket error: ${err.message}`))
     socket.on('message', (msg, rinfo) => {
       // Source port 0 cannot be answered (and is a classic reflection marker).
