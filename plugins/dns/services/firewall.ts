@@ -1,4 +1,4 @@
-import type { DriverInstance } from '../../../core/plugin-api.js'
+import type { FirewallDriver } from '../../../drivers/firewall/index.js'
 import type { DnsContext } from './context.js'
 
 /**
@@ -7,19 +7,13 @@ import type { DnsContext } from './context.js'
  * present, a no-op driver otherwise). A failing firewall never fails the zone
  * change: it is logged, and port53-check tells the user what the internet sees.
  */
-/** The part of drivers/firewall's FirewallDriver this plugin uses. */
-interface FirewallLike extends DriverInstance {
-  openPort(port: number, proto: 'udp' | 'tcp'): Promise<void>
-  closePort(port: number, proto: 'udp' | 'tcp'): Promise<void>
-}
-
 const PROTOCOLS = ['udp', 'tcp'] as const
 
 export function firewall(ctx: DnsContext) {
   const apply = async (open: boolean) => {
     if (ctx.config.port === 0) return
     try {
-      await ctx.api.hal.with<FirewallLike, void>('firewall', async (driver) => {
+      await ctx.api.hal.with<FirewallDriver, void>('firewall', async (driver) => {
         for (const proto of PROTOCOLS) await (open ? driver.openPort(ctx.config.port, proto) : driver.closePort(ctx.config.port, proto))
       })
     } catch (err) {

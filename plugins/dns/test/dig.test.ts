@@ -1,5 +1,6 @@
 import t from 'tap'
 import { ToolMissingError } from '../../../core/plugin-api.js'
+import type { FirewallDriver, FirewallPort } from '../../../drivers/firewall/index.js'
 import { build, owner } from '../../../test/helper.js'
 import { dig, dnsApi, freePort } from './support.js'
 
@@ -9,16 +10,6 @@ import { dig, dnsApi, freePort } from './support.js'
  * stale answer, the serial grows, and port 53's firewall rule follows the zones.
  * nft is reported missing so the no-op firewall records what would be opened.
  */
-/** The part of the firewall driver the test reads (drivers/firewall FirewallDriver.list). */
-interface FirewallPort {
-  port: number
-  proto: string
-}
-interface ListingFirewall {
-  list(): Promise<FirewallPort[]>
-  dispose?(): void
-}
-
 const noNft = async (cmd: string): Promise<never> => {
   throw new ToolMissingError(cmd)
 }
@@ -27,7 +18,7 @@ t.test('records through the API are answered by dig at once', async (t) => {
   const port = await freePort()
   const app = await build(t, { env: { HEARTH_DNS_PORT: String(port), HEARTH_DNS_HOST: '127.0.0.1' }, run: noNft })
   const dns = dnsApi(app, (await owner(app)).token)
-  const openPorts = () => app.hearth.hal.with<ListingFirewall, FirewallPort[]>('firewall', (d) => d.list())
+  const openPorts = () => app.hearth.hal.with<FirewallDriver, FirewallPort[]>('firewall', (d) => d.list())
   t.same(await openPorts(), [], 'nothing opened before the first authoritative zone')
 
   const zone = await dns.zone('example.test')
