@@ -2,12 +2,23 @@ import type { WebSocket } from 'ws'
 import type { AuthContext, EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { type DropReason, RealtimeClient } from './client.js'
 
+/** The credentials a client connected with, re-checked every ping interval. */
+export interface Credentials {
+  authorization?: string
+  'x-svc-user-id'?: string | string[]
+}
+
 export interface HubOptions {
   events: EventBus
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
   maxBufferBytes: number
   pingIntervalMs: number
+  /** Resolves credentials to their user, throwing when they no longer hold (expired, revoked, user disabled). */
+  reauthenticate?: (credentials: Credentials) => Promise<{ userId: string | null }>
 }
+
+/** Close code for a connection whose token stopped being valid: reconnect with a fresh token. */
+export const AUTH_EXPIRED = 4401
 
 /**
  * Fans the event bus out to WebSocket clients. Every event is serialized
@@ -36,15 +47,30 @@ export function createHub(opts: HubOptions) {
     }
   })
 
+  // A token checked once at the upgrade must not keep a socket open after it expires or is revoked.
+  const recheck = async (client: RealtimeClient, credentials: Credentials) => {
+    const still = await opts.reauthenticate?.(credentials).catch(() => null)
+    if (still?.userId === client.auth.userId || !clients.has(client)) return
+    clients.delete(client)
+    opts.log.info({ userId: client.auth.userId }, 'realtime client closed: authentication no longer valid')
+    client.socket.close(AUTH_EXPIRED, 'authentication expired')
+  }
+
+  const credentials = new WeakMap<RealtimeClient, Credentials>()
   const heartbeat = setInterval(() => {
-    for (const client of clients) client.heartbeat()
+    for (const client of clients) {
+      client.heartbeat()
+      const given = credentials.get(client)
+      if (opts.reauthenticate && given && clients.has(client)) void recheck(client, given)
+    }
   }, opts.pingIntervalMs)
   heartbeat.unref()
 
   return {
-    attach(socket: WebSocket, auth: Pick<AuthContext, 'userId' | 'role'>): RealtimeClient {
+    attach(socket: WebSocket, auth: Pick<AuthContext, 'userId' | 'role'>, given: Credentials = {}): RealtimeClient {
       const client = new RealtimeClient(socket, auth, opts.maxBufferBytes, drop)
       clients.add(client)
+      credentials.set(client, { authorization: given.authorization, 'x-svc-user-id': given['x-svc-user-id'] })
       socket.on('close', () => clients.delete(client))
       client.control('ready', { user_id: auth.userId, subscribe: ['*'] })
       return client

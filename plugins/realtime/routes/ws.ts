@@ -25,7 +25,7 @@ export async function wsRoutes(app: PluginInstance, hub: Hub) {
       throw new HttpError('UPGRADE_REQUIRED', 'Connect with a WebSocket client (Upgrade: websocket)')
     },
     wsHandler: (socket, request) => {
-      hub.attach(socket, request.auth)
+      hub.attach(socket, request.auth, request.headers)
     },
   })
 }

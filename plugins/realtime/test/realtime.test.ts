@@ -155,3 +155,18 @@ t.test('closing the app closes every client with 1001', async (t) => {
   await app.close()
   t.equal(await code, 1001)
 })
+
+t.test('a socket whose user is disabled is closed with 4401 at the next heartbeat', async (t) => {
+  const { app, url } = await listening(t, { HEARTH_WS_PING_INTERVAL_MS: '50' })
+  const o = await owner(app)
+  const user = await addUser(app, o.token)
+  const doomed = await TestClient.open(`${url}?token=${user.token}`)
+  const kept = await TestClient.open(url, auth(o.token))
+  const code = doomed.closed()
+  const res = await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${user.userId}`, headers: auth(o.token), payload: { disabled: true } })
+  t.equal(res.statusCode, 200)
+  t.equal(await code, 4401)
+  await tick(150)
+  t.equal(kept.ws.readyState, kept.ws.OPEN, 'other sockets stay open')
+  kept.close()
+})
