@@ -1,6 +1,6 @@
 import dns2 from 'dns2'
 import { QTYPE, type WireRecord, targetOf } from './records.js'
-import type { NameNode, ZoneIndex } from './zone-index.js'
+import type { NameNode, WildcardTail, ZoneIndex } from './zone-index.js'
 
 /**
  * Response building with dns2's Packet codec (name compression included).
@@ -115,4 +115,25 @@ export function answerSections(index: ZoneIndex, node: NameNode, qtype: number):
 export function referralSections(index: ZoneIndex, cut: NameNode): Section {
   const ns = named(cut, QTYPE.NS)
   return { rcode: RCODE.NOERROR, aa: false, answers: [], authorities: ns, additionals: glue(index, ns) }
+}
+
+/** Compression pointer to offset 12: the question name, whatever the query asked. */
+const POINTER_TO_QNAME = Buffer.from([0xc0, 0x0c])
+
+/**
+ * Records synthesised from a wildcard node (RFC 4592): the owner is a
+ * pointer to the question, so one tail serves every name the wildcard
+ * covers. Rdata names are not compressed (the bytes must not depend on the
+ * question). A CNAME at the wildcard is returned, not chased. Null = NODATA.
+ */
+export function wildcardTail(index: ZoneIndex, wild: NameNode, qtype: number): WildcardTail | null {
+  let answers: Rr[]
+  if (qtype === QTYPE.ANY) answers = [...wild.rrsets.keys()].flatMap((t) => named(wild, t))
+  else if (wild.rrsets.has(qtype)) answers = named(wild, qtype)
+  else answers = named(wild, QTYPE.CNAME)
+  if (answers.length === 0) return null
+  const extra = qtype === QTYPE.ANY ? [] : glue(index, answers)
+  // Encoded with the root as owner (one 0 byte), which is then swapped for the pointer.
+  const parts = answers.map((rr) => Buffer.concat([POINTER_TO_QNAME, encodeRecord({ ...rr, name: '' }).subarray(1)]))
+  return { tail: Buffer.concat([...parts, ...extra.map(encodeRecord)]), counts: [answers.length, 0, extra.length] }
 }

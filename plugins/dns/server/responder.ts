@@ -1,4 +1,4 @@
-import { RCODE, answerSections, encodeResponse, referralSections } from './encode.js'
+import { RCODE, answerSections, encodeResponse, referralSections, wildcardTail } from './encode.js'
 import { QTYPE } from './records.js'
 import { query as q, parseQuery } from './wire.js'
 import type { ParsedZone } from './parsed-zone.js'
@@ -115,6 +115,18 @@ function atNode(index: ZoneIndex, msg: Buffer, node: NameNode, tcp: boolean): Bu
   return finish(msg, built, tcp)
 }
 
+/** A name covered by `*.<closest encloser>`: synthesised from the wildcard's cached tail. */
+function fromWildcard(index: ZoneIndex, msg: Buffer, wild: NameNode, tcp: boolean): Buffer {
+  let hit = wild.tails.get(q.qtype)
+  if (hit === undefined) {
+    hit = wildcardTail(index, wild, q.qtype)
+    if (CACHEABLE.has(q.qtype)) wild.tails.set(q.qtype, hit)
+  }
+  if (!hit) return negative(msg, wild.zone, RCODE.NOERROR, tcp)
+  const out = assemble(msg, true, false, RCODE.NOERROR, hit.counts, hit.tail)
+  return out.length > limitFor(tcp) ? assemble(msg, true, true, RCODE.NOERROR, ZERO, NO_TAIL) : out
+}
+
 /** Response bytes for one query, or null to drop it silently. */
 export function respond(index: ZoneIndex, msg: Buffer, tcp: boolean): Buffer | null {
   if (!parseQuery(msg)) return null
@@ -130,6 +142,7 @@ export function respond(index: ZoneIndex, msg: Buffer, tcp: boolean): Buffer | n
     const encloser = index.find(msg, q.labelStart[i], q.nameEnd, q.suffixHash[i])
     if (!encloser) continue
     if (encloser.cut) return finish(msg, encodeResponse(qname(msg), q.qtype, referralSections(index, encloser.cut)), tcp)
+    if (encloser.wildcard) return fromWildcard(index, msg, encloser.wildcard, tcp)
     return negative(msg, encloser.zone, RCODE.NXDOMAIN, tcp)
   }
   return assemble(msg, false, false, RCODE.REFUSED, ZERO, NO_TAIL)

@@ -12,8 +12,18 @@ export interface NameNode {
   cut: NameNode | null
   /** Pre-encoded responses by qtype (ID 0, lower-case question, no OPT). */
   cache: Map<number, Buffer>
+  /** The `*.<this name>` node, when there is one (RFC 4592 source of synthesis). */
+  wildcard: NameNode | null
+  /** On a wildcard node: synthesised answer records by qtype, owner = pointer to the question; null = NODATA. */
+  tails: Map<number, WildcardTail | null>
   /** Next node with the same 32-bit hash. */
   next: NameNode | null
+}
+
+export interface WildcardTail {
+  tail: Buffer
+  /** answer, authority, additional counts of `tail`. */
+  counts: number[]
 }
 
 /** The most specific zone holding `name`, so a child zone occludes its parent's names. */
@@ -46,7 +56,7 @@ export class ZoneIndex {
     for (const zone of this.zones.values()) {
       for (const parsed of zone.names.values()) {
         if (nested && owningZone(parsed.name, this.zones) !== zone.name) continue
-        const node: NameNode = { name: parsed.name, wire: parsed.wire, zone, rrsets: parsed.rrsets, cut: null, cache: new Map(), next: null }
+        const node: NameNode = { name: parsed.name, wire: parsed.wire, zone, rrsets: parsed.rrsets, cut: null, cache: new Map(), wildcard: null, tails: new Map(), next: null }
         node.next = this.table.get(parsed.hash) ?? null
         this.table.set(parsed.hash, node)
         this.byName.set(parsed.name, node)
@@ -71,6 +81,7 @@ export class ZoneIndex {
   private link(node: NameNode): void {
     if (node.name === node.zone.name) return
     const parent = this.byName.get(node.name.slice(node.name.indexOf('.') + 1))
+    if (parent && node.name.startsWith('*.')) parent.wildcard = node
     node.cut = parent?.cut ?? (node.rrsets.has(QTYPE.NS) ? node : null)
   }
 }

@@ -109,3 +109,37 @@ t.test('ANY returns every set at the name; other opcodes and classes', async (t)
   t.equal((await dig(port, 'example.test', 'AXFR', ['+tcp'])).raw.includes('Transfer failed'), true, 'AXFR refused')
   t.equal((await dig(port, 'www.example.test', 'A', ['+opcode=status'])).status, 'NOTIMP')
 })
+
+t.test('wildcards synthesise answers for names that do not exist (RFC 4592)', async (t) => {
+  const rr = (name: string, type: 'A' | 'MX' | 'CNAME' | 'TXT', content: string, priority: number | null = null) => ({ name, type, ttl: 120, content, priority })
+  const zone = {
+    name: 'wild.test',
+    serial: 9,
+    records: [
+      rr('*.wild.test', 'A', '192.0.2.80'),
+      rr('*.wild.test', 'MX', 'mail.wild.test', 10),
+      rr('mail.wild.test', 'A', '192.0.2.81'),
+      rr('*.svc.wild.test', 'CNAME', 'target.wild.test'),
+      rr('a.b.wild.test', 'TXT', 'deep'),
+    ],
+  }
+  const { port } = await startServer(t, [zone])
+  for (const tr of both) {
+    for (const name of ['anything.wild.test', 'Two.Labels.WILD.test']) {
+      const res = await dig(port, name, 'A', tr)
+      t.equal(res.status, 'NOERROR', name)
+      t.ok(res.flags.includes('aa'))
+      t.same(res.answer.map((r) => `${r.name} ${r.ttl} ${r.type} ${r.data}`), [`${name}. 120 A 192.0.2.80`], 'owner is the asked name, case echoed')
+    }
+    const mx = await dig(port, 'host.wild.test', 'MX', tr)
+    t.same(mx.answer.map((r) => r.data), ['10 mail.wild.test.'])
+    t.same(mx.additional.map((r) => r.data), ['192.0.2.81'], 'glue for the synthesised MX')
+    const nodata = await dig(port, 'host.wild.test', 'AAAA', tr)
+    t.equal(nodata.status, 'NOERROR', 'wildcard without the type → NODATA')
+    t.equal(nodata.authority[0]?.type, 'SOA')
+    t.equal((await dig(port, 'mail.wild.test', 'A', tr)).answer[0]?.data, '192.0.2.81', 'existing names are not overridden')
+    t.equal((await dig(port, 'x.b.wild.test', 'A', tr)).status, 'NXDOMAIN', 'the closest encloser b.wild.test has no wildcard')
+    const cname = await dig(port, 'api.svc.wild.test', 'A', tr)
+    t.same(cname.answer.map((r) => `${r.name} ${r.type} ${r.data}`), ['api.svc.wild.test. CNAME target.wild.test.'])
+  }
+})
