@@ -63,7 +63,7 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
     return written.map((r) => r.id)
   }
 
-  const check = async (): Promise<CheckResult> => {
+  const runCheck = async (): Promise<CheckResult> => {
     const checked_at = ctx.iso()
     const previous = ctx.ddns.lastGood()?.ip ?? null
     ctx.ddns.prune(ctx.iso(ctx.api.now() - WINDOW_DAYS * 86400_000))
@@ -91,6 +91,15 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
     ctx.ddns.addLog({ id: randomUUID(), previous_ip: previous, new_ip: ip, detected_at: checked_at, zones_updated: JSON.stringify(updates), error })
     if (error) ctx.api.log.warn({ error }, 'ddns: some records could not be updated')
     return { checked_at, ip, previous_ip: previous, changed: true, zones_updated: updates.map(({ user_id: _u, ...z }) => z), error }
+  }
+
+  // The cron job and check-now share one check in flight: never two writers of the same change.
+  let inFlight: Promise<CheckResult> | null = null
+  const check = (): Promise<CheckResult> => {
+    inFlight ??= runCheck().finally(() => {
+      inFlight = null
+    })
+    return inFlight
   }
 
   return {

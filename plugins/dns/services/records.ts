@@ -48,7 +48,7 @@ export function checkConflicts(existing: Array<Pick<RecordRow, 'id' | 'type' | '
 }
 
 export function recordService(ctx: DnsContext, zones: ZoneService) {
-  const emit = (type: string, userId: string, data: { id: string }) => ctx.api.events.emit(`dns.record.${type}`, { userId, id: data.id, data })
+  const emit = <D extends { id: string }>(type: string, userId: string, data: D) => ctx.api.events.emit(`dns.record.${type}`, { userId, id: data.id, data })
 
   /** Checks what the zone's kind allows beyond the validation table. */
   const admit = (zone: ZoneRow, rec: ValidRecord) => {
@@ -147,7 +147,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
         bumpSerial(ctx, zone)
       })
       publish(ctx, zone)
-      emit('deleted', userId, { id: recordId, zone_id: zone.id } as { id: string })
+      emit('deleted', userId, { id: recordId, zone_id: zone.id })
       return { id: recordId, deleted: true as const }
     },
 

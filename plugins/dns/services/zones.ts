@@ -55,7 +55,7 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
     return zone
   }
 
-  const emit = (type: string, userId: string, data: { id: string }) => ctx.api.events.emit(`dns.zone.${type}`, { userId, id: data.id, data })
+  const emit = <D extends { id: string }>(type: string, userId: string, data: D) => ctx.api.events.emit(`dns.zone.${type}`, { userId, id: data.id, data })
 
   /** The provider zone a proxy zone stands for, and a driver for it. */
   const providerOf = (zone: ZoneRow) => {
@@ -126,7 +126,7 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
         ctx.server.removeZone(zone.zone)
         await fw.afterDelete()
       }
-      emit('deleted', userId, { id, zone: zone.zone } as { id: string })
+      emit('deleted', userId, { id, zone: zone.zone })
       return { id, deleted: true as const }
     },
 
