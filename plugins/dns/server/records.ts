@@ -111,11 +111,14 @@ export function toWireRecord(record: ZoneRecord, serial: number): WireRecord {
       return { type: QTYPE.SRV, class: 1, ttl, priority: fields.priority, weight: fields.weight, port: fields.port, target: host }
     }
     case 'CAA': {
-      const match = /^(\d{1,3})\s+([a-z0-9]+)\s+(.*)$/i.exec(content)
+      // RFC 8659 4.1: tag of 1..15 ASCII letters and digits.
+      const match = /^(\d{1,3})\s+([a-z0-9]{1,15})\s+(.*)$/i.exec(content)
       if (!match || Number(match[1]) > 255) throw new Error("needs 'flags tag value'")
       return { class: 1, ttl, type: QTYPE.CAA, flags: Number(match[1]), tag: match[2].toLowerCase(), value: unquote(match[3]) }
     }
     case 'TXT':
+      // RDLENGTH is 16 bits: one length byte per 255 bytes of text must fit too.
+      if (Buffer.byteLength(record.content) > 65_000) throw new Error('TXT longer than 65,000 bytes')
       return { class: 1, ttl, type: QTYPE.TXT, data: splitTxt(record.content) }
     case 'SOA': {
       const soa = parseSoa(content)

@@ -127,17 +127,10 @@ function fromWildcard(index: ZoneIndex, msg: Buffer, wild: NameNode, tcp: boolea
   return out.length > limitFor(tcp) ? assemble(msg, true, true, RCODE.NOERROR, ZERO, NO_TAIL) : out
 }
 
-/** Response bytes for one query, or null to drop it silently. */
-export function respond(index: ZoneIndex, msg: Buffer, tcp: boolean): Buffer | null {
-  if (!parseQuery(msg)) return null
-  if (q.edns && q.ednsVersion !== 0) return assemble(msg, false, false, 0, ZERO, NO_TAIL, 1) // BADVERS (RFC 6891 6.1.3)
-  if (q.opcode !== 0) return assemble(msg, false, false, RCODE.NOTIMP, ZERO, NO_TAIL)
-  if (q.qclass !== 1 || q.qtype === AXFR || q.qtype === IXFR || q.labels === 0) {
-    return assemble(msg, false, false, RCODE.REFUSED, ZERO, NO_TAIL)
-  }
+function lookup(index: ZoneIndex, msg: Buffer, tcp: boolean): Buffer {
   const node = index.find(msg, 12, q.nameEnd, q.suffixHash[0])
   if (node) return atNode(index, msg, node, tcp)
-  // Closest existing ancestor: its zone answers NXDOMAIN, or refers below a cut.
+  // Closest existing ancestor: its zone answers NXDOMAIN, a wildcard, or refers below a cut.
   for (let i = 1; i < q.labels; i++) {
     const encloser = index.find(msg, q.labelStart[i], q.nameEnd, q.suffixHash[i])
     if (!encloser) continue
@@ -146,4 +139,24 @@ export function respond(index: ZoneIndex, msg: Buffer, tcp: boolean): Buffer | n
     return negative(msg, encloser.zone, RCODE.NXDOMAIN, tcp)
   }
   return assemble(msg, false, false, RCODE.REFUSED, ZERO, NO_TAIL)
+}
+
+/**
+ * Response bytes for one query, or null to drop it silently. A failure while
+ * encoding an answer becomes SERVFAIL (reported through onError) rather than
+ * a client left waiting.
+ */
+export function respond(index: ZoneIndex, msg: Buffer, tcp: boolean, onError?: (err: unknown) => void): Buffer | null {
+  if (!parseQuery(msg)) return null
+  if (q.edns && q.ednsVersion !== 0) return assemble(msg, false, false, 0, ZERO, NO_TAIL, 1) // BADVERS (RFC 6891 6.1.3)
+  if (q.opcode !== 0) return assemble(msg, false, false, RCODE.NOTIMP, ZERO, NO_TAIL)
+  if (q.qclass !== 1 || q.qtype === AXFR || q.qtype === IXFR || q.labels === 0) {
+    return assemble(msg, false, false, RCODE.REFUSED, ZERO, NO_TAIL)
+  }
+  try {
+    return lookup(index, msg, tcp)
+  } catch (err) {
+    onError?.(err)
+    return assemble(msg, false, false, RCODE.SERVFAIL, ZERO, NO_TAIL)
+  }
 }

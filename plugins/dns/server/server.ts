@@ -142,7 +142,7 @@ class AuthoritativeServer implements DnsServer {
   /** Never throws into the event loop: a packet that breaks the responder is counted and dropped. */
   private answer(msg: Buffer, tcp: boolean): Buffer | null {
     try {
-      const out = respond(this.index, msg, tcp)
+      const out = respond(this.index, msg, tcp, (err) => this.opts.log.error(`dns: answer failed, SERVFAIL sent: ${(err as Error).message}`))
       if (out) this.queries++
       else this.dropped++
       return out
