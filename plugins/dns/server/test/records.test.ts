@@ -45,9 +45,21 @@ t.test('TTLs are the stored ones', async (t) => {
 
 t.test('an unencodable record is skipped with a warning, the rest is served', async (t) => {
   const zone = exampleZone()
-  zone.records.push({ name: 'bad.example.test', type: 'A', ttl: 300, content: 'not-an-ip', priority: null })
+  zone.records.push(
+    { name: 'bad.example.test', type: 'A', ttl: 300, content: 'not-an-ip', priority: null },
+    { name: 'bad.example.test', type: 'CAA', ttl: 300, content: '0 tagthatiswaytoolong x', priority: null },
+    { name: 'bad.example.test', type: 'MX', ttl: 300, content: 'mail.example.test', priority: null },
+    { name: 'bad.example.test', type: 'SRV', ttl: 300, content: '5 notaport host.example.test', priority: 1 },
+    { name: 'www.elsewhere.test', type: 'A', ttl: 300, content: '192.0.2.1', priority: null },
+  )
   const { port, log } = await startServer(t, [zone])
-  t.match(log.lines.join('\n'), /bad\.example\.test A 'not-an-ip' skipped/)
+  const logged = log.lines.join('\n')
+  t.match(logged, /bad\.example\.test A 'not-an-ip' skipped/)
+  t.match(logged, /bad\.example\.test CAA .* skipped: needs 'flags tag value'/)
+  t.match(logged, /bad\.example\.test MX .* skipped: needs a host and a priority/)
+  t.match(logged, /bad\.example\.test SRV .* skipped/)
+  t.match(logged, /www\.elsewhere\.test A skipped: not a valid name of zone example\.test/)
+  t.equal((await dig(port, 'bad.example.test', 'CAA')).answer.length, 0)
   t.equal((await dig(port, 'bad.example.test', 'A')).answer.length, 0)
   t.equal((await dig(port, 'www.example.test', 'A')).answer[0].data, '192.0.2.10')
 })
