@@ -90,3 +90,25 @@ t.test('a DNS port that cannot be bound: HTTP keeps serving, health says unavail
   const disabled = await build(t, { run: noNft })
   t.equal((await disabled.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.dns.status, 'disabled', 'port 0 → disabled')
 })
+
+t.test('zones come back from the database after a restart', async (t) => {
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-dns-restart-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const port = await freePort()
+  const env = { HEARTH_DNS_PORT: String(port), HEARTH_DNS_HOST: '127.0.0.1' }
+  const first = await build(t, { env, run: noNft, dataDir })
+  const dns = dnsApi(first, (await owner(first)).token)
+  const zone = await dns.zone('persist.test')
+  await dns.record(zone.id, { type: 'A', name: 'www', content: '192.0.2.7', ttl: 120 })
+  const serial = (await dig(port, 'persist.test', 'SOA')).answers[0]?.split(' ')[5]
+  await first.close()
+  t.equal((await dig(port, 'www.persist.test', 'A').catch(() => ({ status: 'DOWN' }))).status !== 'NOERROR', true, 'server stopped with the app')
+
+  const second = await build(t, { env, run: noNft, dataDir })
+  t.same((await dig(port, 'www.persist.test', 'A')).answers, ['www.persist.test. 120 A 192.0.2.7'], 'answered again after restart')
+  t.equal((await dig(port, 'persist.test', 'SOA')).answers[0]?.split(' ')[5], serial, 'same serial')
+  await second.close()
+})

@@ -64,6 +64,10 @@ for (const f of fixtures) {
     t.equal(synced.json().data.records_count, seeds.length + 1, 'sync imported the provider-side record')
     t.ok((await dns.call('GET', `/zones/${zone.id}/records`)).json().data.some((r: { id: string }) => r.id === newId))
 
+    const applied = await dns.call('POST', `/zones/${zone.id}/apply-template`, { template: 'verify-google', variables: { token: 'gv-123' } })
+    t.equal(applied.statusCode, 201, applied.body)
+    t.ok(JSON.stringify(fake.state.records('shop.example')).includes('google-site-verification=gv-123'), 'template records written at the provider')
+
     if (f.provider === 'namecheap') {
       const srv = await dns.record(zone.id, { type: 'SRV', name: '_sip._tcp', content: '5 5060 sip.shop.example', priority: 1 })
       t.equal(srv.statusCode, 422, 'Namecheap has no SRV: 422 before any call')
