@@ -10,7 +10,7 @@ import {
   type StorageDriver,
   type Volume,
 } from '../../drivers/storage/driver.js'
-import { CATEGORIES, CATEGORY_LABELS, type Category, type StorageConfig } from './config.js'
+import { CATEGORIES, CATEGORY_LABELS, type Category, StorageConfig } from './config.js'
 import { measure } from './data-usage.js'
 import { storageHealth } from './health.js'
 
@@ -19,7 +19,7 @@ const MINUTE = 60_000
 export const CLEAR_ON = ['driver.changed', 'storage.detected']
 export const ADVANCED_PROVIDER = 'mdadm'
 
-type Api = HearthApi<typeof import('./config.js').StorageConfig>
+type Api = HearthApi<typeof StorageConfig>
 
 /**
  * Everything the storage routes do: drivers are only ever used through a
@@ -27,7 +27,7 @@ type Api = HearthApi<typeof import('./config.js').StorageConfig>
  * in caches that clear themselves on the events above.
  */
 export function createStorageService(api: Api) {
-  const config = api.config as StorageConfig
+  const config: StorageConfig = api.config
   const disksCache = api.cache<Disk[]>({ ttlMs: 5 * MINUTE, clearOn: CLEAR_ON })
   const smartCache = api.cache<SmartRecord | null>({ ttlMs: 30 * MINUTE, clearOn: CLEAR_ON })
   const usageCache = api.cache<DataUsage[]>({ ttlMs: 5 * MINUTE, clearOn: CLEAR_ON })

@@ -41,7 +41,10 @@ async function conforms(t: Test, mod: DriverModule<StorageDriver>, ctx: DriverCo
     return
   }
   const caps = new Set(probe.capabilities ?? mod.manifest.capabilities)
-  t.ok([...caps].every((c) => mod.manifest.capabilities.includes(c)), 'the probe grants only declared capabilities')
+  t.ok(
+    [...caps].every((c) => mod.manifest.capabilities.includes(c)),
+    'the probe grants only declared capabilities',
+  )
   const d = await mod.create(ctx)
   t.equal(d.provider, mod.manifest.name)
   for (const m of ['listDisks', 'listVolumes', 'listPools', 'usageOf'] as const) t.type(d[m], 'function', `baseline ${m}`)

@@ -34,7 +34,10 @@ t.test('a category past its deadline answers status timeout, the others still ok
   const res = await app.inject({ method: 'GET', url, headers: auth(token) })
   const by = Object.fromEntries((res.json().data as Array<{ name: string }>).map((c) => [c.name, c]))
   t.match(by.media, { name: 'media', status: 'timeout' })
-  t.ok((by.media as unknown as { size_bytes: number }).size_bytes < 40 * 100 * 4, 'the walk stopped at the deadline: only what was counted in time')
+  t.ok(
+    (by.media as unknown as { size_bytes: number }).size_bytes < 40 * 100 * 4,
+    'the walk stopped at the deadline: only what was counted in time',
+  )
   t.equal(Object.keys(by).length, 8, 'every category answers, each under its own deadline')
 })
 

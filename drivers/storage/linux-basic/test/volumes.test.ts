@@ -63,9 +63,14 @@ t.test('bind mounts of one source count once; fullness sets the status', async (
 })
 
 t.test('df exiting 1 for one unreadable mount still reports the others; no rows at all is 503', async (t) => {
-  const partial = { stdout: fixture('df-this-vm.txt'), stderr: "df: /run/user/1000/doc: Operation not permitted\n", code: 1 }
+  const partial = { stdout: fixture('df-this-vm.txt'), stderr: 'df: /run/user/1000/doc: Operation not permitted\n', code: 1 }
   const driver = await linuxBasic.create(replayContext({ [DF]: partial }))
-  t.same((await driver.listVolumes({ includeWindows: false })).map((v) => v.mount_point), ['/'])
-  const broken = await linuxBasic.create(replayContext({ [DF]: { stdout: '', stderr: 'df: cannot read table of mounted file systems\n', code: 1 } }))
+  t.same(
+    (await driver.listVolumes({ includeWindows: false })).map((v) => v.mount_point),
+    ['/'],
+  )
+  const broken = await linuxBasic.create(
+    replayContext({ [DF]: { stdout: '', stderr: 'df: cannot read table of mounted file systems\n', code: 1 } }),
+  )
   await t.rejects(broken.listVolumes({ includeWindows: false }), { code: 'SERVICE_UNAVAILABLE', message: /cannot read table/ })
 })
