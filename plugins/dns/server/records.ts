@@ -48,6 +48,7 @@ function splitTxt(text: string): Buffer[] {
 }
 
 function u16(raw: string | number | null | undefined): number | null {
+  if (raw === null || raw === undefined || raw === '') return null
   const n = typeof raw === 'number' ? raw : Number(raw)
   return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : null
 }
