@@ -16,6 +16,8 @@ export interface Bench {
   /** Calls as a second user of the same instance. */
   asOther: () => Promise<Call>
   events: HearthEvent[]
+  /** The owner's access token. */
+  token: string
   clock: { ms: number; advance(ms: number): void }
 }
 
@@ -47,6 +49,7 @@ export async function bench(
     call: caller(user.token),
     asOther: async () => caller((await addUser(app, user.token)).token),
     events,
+    token: user.token,
     clock,
   }
 }
