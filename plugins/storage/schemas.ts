@@ -22,6 +22,15 @@ export const Capabilities = Type.Object({
   provider: Nullable(Type.String()),
   capabilities: Type.Record(Type.String(), Type.Boolean()),
   missing_for_full: Nullable(Type.String()),
+  drivers: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      priority: Type.Integer(),
+      active: Type.Boolean(),
+      supported: Nullable(Type.Boolean()),
+      reason: Type.Optional(Type.String()),
+    }),
+  ),
 })
 
 export const Partition = Type.Object({

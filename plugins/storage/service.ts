@@ -93,6 +93,8 @@ export function createStorageService(api: Api) {
         provider: active?.name ?? null,
         capabilities: flags,
         missing_for_full: active?.name === ADVANCED_PROVIDER ? null : ADVANCED_PROVIDER,
+        // Why each driver is or is not in use, as of the last detection.
+        drivers: api.hal.drivers('storage'),
       }
     },
 

@@ -20,7 +20,13 @@ t.test('the real tools of this machine through the API', async (t) => {
   const caps = await get('/capabilities')
   const expected = existsSync('/proc/mdstat') ? 'mdadm' : 'linux-basic'
   t.equal(caps.provider, expected, `provider: ${caps.provider}`)
-  if (expected === 'linux-basic') t.equal(caps.missing_for_full, 'mdadm')
+  if (expected === 'linux-basic') {
+    t.equal(caps.missing_for_full, 'mdadm')
+    t.match(caps.drivers, [
+      { name: 'mdadm', active: false, supported: false, reason: String },
+      { name: 'linux-basic', active: true, supported: true },
+    ])
+  }
 
   const disks = await get('/disks')
   t.ok(disks.length >= 1, `${disks.length} disk(s): ${disks.map((d: { device: string }) => d.device).join(', ')}`)
