@@ -11,7 +11,7 @@ export const DnsConfig = Type.Object({
   port: env('HEARTH_DNS_PORT', Type.Integer({ minimum: 0, maximum: 65535, default: 53 })),
   host: env('HEARTH_DNS_HOST', Type.String({ minLength: 1, default: '0.0.0.0' })),
   /** Name servers written into new authoritative zones; empty means ns1.<zone>. */
-  nameservers: env('HEARTH_DNS_NAMESERVERS', Type.Array(Type.String({ minLength: 1 }), { default: [] })),
+  nameservers: env('HEARTH_DNS_NAMESERVERS', Type.Array(Type.String({ pattern: '^[A-Za-z0-9_.-]+\\.?$' }), { default: [] })),
   cloudflareUrl: url('HEARTH_CLOUDFLARE_API_URL', 'https://api.cloudflare.com/client/v4'),
   porkbunUrl: url('HEARTH_PORKBUN_API_URL', 'https://api.porkbun.com/api/json/v3'),
   namecheapUrl: url('HEARTH_NAMECHEAP_API_URL', 'https://api.namecheap.com/xml.response'),
@@ -24,7 +24,10 @@ export const DnsConfig = Type.Object({
   /** GET <url>?port=53&ip=<public ip> → { udp: boolean, tcp: boolean }; empty: not configured. */
   port53CheckerUrl: url('HEARTH_PORT53_CHECKER_URL', ''),
   /** Resolvers asked for a zone's NS (host:port). */
-  resolvers: env('HEARTH_DNS_RESOLVERS', Type.Array(Type.String({ minLength: 1 }), { minItems: 1, default: ['1.1.1.1:53', '8.8.8.8:53'] })),
+  resolvers: env(
+    'HEARTH_DNS_RESOLVERS',
+    Type.Array(Type.String({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s\\[\\]]+)(:\\d{1,5})?$' }), { minItems: 1, default: ['1.1.1.1:53', '8.8.8.8:53'] }),
+  ),
   /** GET <url> → { subdomain, instance_ip, active, expiry }; empty: not configured. */
   serviceSubdomainUrl: url('HEARTH_SERVICE_SUBDOMAIN_URL', ''),
   /** node-cron expressions. */

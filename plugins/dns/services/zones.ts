@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { isIPv4 } from 'node:net'
 import { HttpError } from '../../../core/plugin-api.js'
 import type { ProviderZone } from '../../../drivers/dns-providers/index.js'
 import type { RecordRow } from '../store/records.js'
@@ -67,13 +68,17 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
   const createAuthoritative = (userId: string, name: string): ZoneRow => {
     const at = ctx.iso()
     const row = { id: randomUUID(), user_id: userId, zone: name, mode: 'authoritative' as const, provider_account_id: null, provider_zone_id: null, serial: nextSerial(ctx, 0), created_at: at, updated_at: at }
-    const nameservers = ctx.config.nameservers.length ? ctx.config.nameservers.map((n) => n.toLowerCase()) : [`ns1.${name}`]
+    const nameservers = ctx.config.nameservers.length ? ctx.config.nameservers.map((n) => n.toLowerCase().replace(/\.$/, '')) : [`ns1.${name}`]
     const base = { zone_id: row.id, user_id: userId, name: '@', ttl: 3600, priority: null, proxied: 0, ddns: 0, created_at: at, updated_at: at }
     ctx.transaction(() => {
       if (ctx.zones.byName(name)) throw new HttpError('CONFLICT', `Zone ${name} already exists`)
       ctx.zones.insert(row)
       ctx.records.insert({ ...base, id: randomUUID(), type: 'SOA', content: soaContent(name, nameservers) })
       for (const ns of nameservers) ctx.records.insert({ ...base, id: randomUUID(), type: 'NS', content: ns })
+      // Glue for the default in-zone name server when the public IP is known; marked for DDNS
+      // so that enabling DDNS on the zone keeps it current.
+      const ip = ctx.ddns.lastGood()?.ip
+      if (!ctx.config.nameservers.length && ip && isIPv4(ip)) ctx.records.insert({ ...base, id: randomUUID(), type: 'A', name: 'ns1', content: ip, ddns: 1 })
     })
     return ctx.zones.byName(name) as ZoneRow
   }

@@ -47,6 +47,9 @@ t.test('DDNS follows the public IP the majority of sources see', async (t) => {
   t.ok(sources.every((s) => s.hits.length === 1), 'every source asked once')
 
   t.match((await dns.call('POST', '/ddns/check-now')).json().data, { changed: false, ip: '203.0.113.10' }, 'same IP: nothing to do')
+  const glued = await dns.zone('glue.test')
+  t.same((await dig(port, 'ns1.glue.test', 'A')).answers, ['ns1.glue.test. 3600 A 203.0.113.10'], 'a new zone gets glue for ns1 at the known IP')
+  t.match((await dns.call('GET', `/zones/${glued.id}`)).json().data, { ddns_enabled: false, records_count: 3 })
 
   sources[0]?.set('198.51.100.77')
   sources[1]?.set('198.51.100.77')
