@@ -67,3 +67,33 @@ t.test('port53-check and service-subdomain through configured services', async (
   t.match((await plain.call('GET', '/network/port53-check')).json().data, { udp: null, tcp: null }, 'no checker configured → null')
   t.same((await plain.call('GET', '/service-subdomain')).json().data, { subdomain: null, instance_ip: null, active: false, expiry: null }, 'not configured')
 })
+
+t.test('the cron jobs: NS polling verifies a new zone by itself, DDNS checks on schedule', async (t) => {
+  const port = await freePort()
+  const ips = [await localService('203.0.113.44'), await localService('203.0.113.44')]
+  t.teardown(() => Promise.all(ips.map((s) => s.close())))
+  const app = await build(t, {
+    env: {
+      HEARTH_DNS_HOST: '127.0.0.1',
+      HEARTH_DNS_PORT: String(port),
+      HEARTH_DNS_RESOLVERS: `127.0.0.1:${port}`,
+      HEARTH_DNS_NS_POLL_CRON: '* * * * * *',
+      HEARTH_DDNS_CRON: '* * * * * *',
+      HEARTH_PUBLIC_IP_SOURCES: ips.map((s) => s.url).join(','),
+    },
+    run: noTools,
+  })
+  const dns = dnsApi(app, (await owner(app)).token)
+  const zone = await dns.zone('polled.test')
+  t.equal((await dns.call('GET', `/zones/${zone.id}`)).json().data.propagation_status, 'pending', 'pending at creation')
+  const deadline = Date.now() + 5000
+  let status = 'pending'
+  while (status === 'pending' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250))
+    status = (await dns.call('GET', `/zones/${zone.id}`)).json().data.propagation_status
+  }
+  t.equal(status, 'verified', 'the polling job verified the delegation without a verify-ns call')
+  const ddns = (await dns.call('GET', '/ddns/status')).json().data
+  t.equal(ddns.current_ip, '203.0.113.44', 'the DDNS job ran on its schedule')
+  t.ok(ips[0]?.hits.length, 'and asked the sources')
+})
