@@ -28,6 +28,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import type Database from 'better-sqlite3'
 import { type EventBus, HttpError, Timestamp } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
+import { ListCache } from './engine/list-cache.js'
 import { type Page, RecordLister } from './engine/list.js'
 import { RecordStore } from './engine/store.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
@@ -62,6 +63,8 @@ export interface ServiceDeps {
   db: Database.Database
   events: Pick<EventBus, 'emit'>
   now: () => number
+  /** Keep recent list pages (default true); the bench turns it off to time the queries themselves. */
+  listCache?: boolean
 }
 
 interface Engine {
@@ -92,7 +95,7 @@ function engineFor(db: Database.Database, def: ResourceDefinition): Engine {
   }
 }
 
-export function createRecordsService({ db, events, now }: ServiceDeps): RecordsService {
+export function createRecordsService({ db, events, now, listCache = true }: ServiceDeps): RecordsService {
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
   const engines = Object.fromEntries(Object.entries(resources).map(([name, def]) => [name, engineFor(db, def)])) as Record<ResourceName, Engine>
@@ -102,8 +105,12 @@ export function createRecordsService({ db, events, now }: ServiceDeps): RecordsS
     return e
   }
   const iso = () => new Date(now()).toISOString()
-  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown) =>
+  const pages = new ListCache<Page>(db, now)
+  // Every change goes through here: the user's cached pages go stale at once.
+  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown) => {
+    pages.bump(userId)
     events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
+  }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
 
   const active = (e: Engine, userId: string, id: string): ApiRecord => {
@@ -168,6 +175,7 @@ export function createRecordsService({ db, events, now }: ServiceDeps): RecordsS
       db.transaction(() => {
         for (const record of result.created) e.store.insert(userId, record)
       })()
+      pages.bump(userId)
       if (opts.emit !== false) for (const r of result.created) emit(e, 'created', userId, r.id, r)
       return result
     },
@@ -181,7 +189,10 @@ export function createRecordsService({ db, events, now }: ServiceDeps): RecordsS
 
     list(userId, resource, query) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
-      return engine(resource).lister.list(userId, q, { now: now() })
+      const { lister } = engine(resource)
+      const ctx = { now: now() }
+      const key = listCache ? lister.cacheKey(q, ctx) : null
+      return pages.through(userId, key === null ? null : `${resource}:${key}`, () => lister.list(userId, q, ctx))
     },
 
     listAll(userId, resource, opts = {}) {

@@ -22,6 +22,8 @@ interface Ranked {
 }
 
 const MAX_SERIES = 5000
+/** Searches matching more records than this are ordered by the default sort, not by relevance. */
+export const RANK_LIMIT = 5000
 
 export class RecordLister {
   private readonly statements = new Map<string, Database.Statement>()
@@ -65,36 +67,48 @@ export class RecordLister {
     return `ORDER BY ${col} ${dir}${nulls}, t.seq ${dir}`
   }
 
+  /** What identifies a list's result for the cache; null when it depends on the clock (date windows). */
+  cacheKey(q: ListQuery, ctx: ListContext): string | null {
+    return this.def.expansion?.window(q, ctx) ? null : JSON.stringify(q)
+  }
+
   list(userId: string, q: ListQuery, ctx: ListContext): Page {
     const where = this.clauses(userId, q, ctx)
-    let join = ''
-    const joinParams: unknown[] = []
     const search = q.search?.trim()
-    if (search) {
-      const match = ftsQuery(search)
-      if (!match) return { items: [], total: 0 }
-      const { table, weights } = this.def.fts
-      join = `JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
-      joinParams.push(match)
-    }
-    const ranked = Boolean(search) && q.sort === undefined
-    const from = `FROM ${this.def.name} t ${join}`
-    const select = `SELECT t.*${search ? ', f.rank AS _rank' : ''} ${from}`
-    const order = this.orderBy(q, ranked)
-
-    const run = (extra: SqlClause[], tail: string, tailParams: unknown[]) => {
-      const all = [...where, ...extra]
-      const sql = `${select} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} ${tail}`
-      return (this.prepare(sql).all(...joinParams, ...all.flatMap((c) => c.params), ...tailParams) as Row[]).map((row) => ({
-        record: this.store.toRecord(row),
-        seq: row.seq,
-        rank: (row._rank as number | undefined) ?? 0,
-      }))
-    }
+    const match = search ? ftsQuery(search) : null
+    if (search && !match) return { items: [], total: 0 }
+    const { table, weights } = this.def.fts
+    // Counting a search walks the matches (few) rather than the user's records (many).
     const count = (extra: SqlClause[]) => {
       const all = [...where, ...extra]
-      const sql = `SELECT count(*) AS n ${from} WHERE ${all.map((c) => c.sql).join(' AND ')}`
-      return (this.prepare(sql).get(...joinParams, ...all.flatMap((c) => c.params)) as { n: number }).n
+      const from = match ? `(SELECT rowid AS fts_rowid FROM ${table} WHERE ${table} MATCH ?) f JOIN ${this.def.name} t ON t.seq = f.fts_rowid` : `${this.def.name} t`
+      const sql = `SELECT count(*) AS n FROM ${from} WHERE ${all.map((c) => c.sql).join(' AND ')}`
+      return (this.prepare(sql).get(...(match ? [match] : []), ...all.flatMap((c) => c.params)) as { n: number }).n
+    }
+    // Ranking sorts every match by bm25; past RANK_LIMIT matches (a very common word) the
+    // default order serves instead, walking its index (documented in README.md).
+    let total: number | null = null
+    let ranked = Boolean(match) && q.sort === undefined
+    if (ranked) {
+      total = count([])
+      ranked = total <= RANK_LIMIT
+    }
+    const order = this.orderBy(q, ranked)
+    const source = ranked
+      ? `${this.def.name} t JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
+      : `${this.def.name} t`
+    const filters = [...where, ...(match && !ranked ? [{ sql: `t.seq IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`, params: [match] }] : [])]
+
+    // Page first (sequence numbers and rank only), full rows after: sorting narrow rows is cheap.
+    const run = (extra: SqlClause[], tail: string, tailParams: unknown[]): Ranked[] => {
+      const all = [...filters, ...extra]
+      const sql = `SELECT t.seq AS seq${ranked ? ', f.rank AS rank' : ''} FROM ${source} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} ${tail}`
+      const keys = this.prepare(sql).all(...(ranked ? [match] : []), ...all.flatMap((c) => c.params), ...tailParams) as Array<{ seq: number; rank?: number }>
+      if (keys.length === 0) return []
+      const rows = this.prepare(`SELECT t.* FROM json_each(?) j JOIN ${this.def.name} t ON t.seq = j.value ORDER BY j.key`).all(
+        JSON.stringify(keys.map((k) => k.seq)),
+      ) as Row[]
+      return rows.map((row, i) => ({ record: this.store.toRecord(row), seq: row.seq, rank: keys[i]?.rank ?? 0 }))
     }
 
     const expansion = this.def.expansion
@@ -102,7 +116,7 @@ export class RecordLister {
     if (!expansion || !window) {
       const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset])
       // A short first page already is the whole result: no count query needed.
-      const total = q.offset === 0 && rows.length < q.limit ? rows.length : count([])
+      total ??= q.offset === 0 && rows.length < q.limit ? rows.length : count([])
       return { items: this.project(rows, q), total }
     }
 

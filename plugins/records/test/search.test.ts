@@ -1,4 +1,8 @@
+import { join } from 'node:path'
 import t from 'tap'
+import { openDatabase } from '../../../core/db/sqlite.js'
+import { RANK_LIMIT } from '../engine/list.js'
+import { createRecordsService } from '../service.js'
 import { bench } from './records-app.js'
 
 const HOSTILE = [
@@ -119,4 +123,25 @@ t.test('events search covers title and description only', async (t) => {
   t.same((await call('GET', '/events?search=quarter')).body.data.map((e: { id: string }) => e.id), [ev.id])
   t.same((await call('GET', '/events?search=board')).body.data.map((e: { id: string }) => e.id), [ev.id])
   t.same((await call('GET', '/events?search=boardroom')).body.data, [], 'location is not indexed (api.md: title and description)')
+})
+
+t.test('a word matching more than RANK_LIMIT records is ordered by the default sort, still totalled exactly', async (t) => {
+  const { app, call, clock, events } = await bench(t)
+  await call('POST', '/notes', { content: 'first common' })
+  const userId = events[0]?.userId as string
+  // Seeded through a second connection, as the CLI or a seeder would: the API's cached pages must notice.
+  const before = await call('GET', '/notes?search=common&limit=3')
+  t.equal(before.body.meta.total, 1)
+  const other = openDatabase(join(app.dataDir, 'hearth.db'))
+  t.teardown(() => other.close())
+  const service = createRecordsService({ db: other, events: { emit: () => undefined as never }, now: () => clock.ms + 1000 })
+  const seeded = service.importMany(userId, 'notes', Array.from({ length: RANK_LIMIT + 10 }, (_, i) => ({ content: `common word ${i}` })), { emit: false })
+  t.equal(seeded.failed.length, 0)
+  const res = await call('GET', '/notes?search=common&limit=3')
+  t.equal(res.body.meta.total, RANK_LIMIT + 11, 'a write by another connection is seen at once')
+  t.same(
+    res.body.data.map((n: { content: string }) => n.content),
+    ['common word 5009', 'common word 5008', 'common word 5007'],
+    'newest first, as the default sort says',
+  )
 })
