@@ -7,7 +7,7 @@ import { ddnsRoutes } from './routes/ddns.js'
 import { networkRoutes } from './routes/network.js'
 import { recordRoutes } from './routes/records.js'
 import { zoneRoutes } from './routes/zones.js'
-import { createDnsServer, type DnsStartResult } from './server/index.js'
+import { createDnsServer } from './server/index.js'
 import { createContext } from './services/context.js'
 import { createServices } from './services/index.js'
 import { PROVIDER_ERROR } from './services/providers.js'
@@ -50,9 +50,9 @@ export default definePlugin(
     if (ctx.zones.authoritative().some((z) => z.propagation_status !== 'verified')) ensureNsPolling()
     services.ddns.attach(api.cron.schedule('dns-ddns', config.ddnsCron, () => services.ddns.check().then(() => undefined)))
 
-    let started: DnsStartResult | null = null
+    api.onClose(() => server.stop())
     if (config.port !== 0) {
-      started = await server.start()
+      const started = await server.start()
       if (started.error) {
         api.log.error(`DNS server: ${started.error}. HTTP keeps serving; set HEARTH_DNS_PORT to a free port (e.g. 5353), or 0 to disable the DNS server.`)
       }
@@ -71,7 +71,5 @@ export default definePlugin(
     await accountRoutes(app, services)
     await ddnsRoutes(app, services)
     await networkRoutes(app, services)
-
-    api.onClose(() => server.stop())
   },
 )
