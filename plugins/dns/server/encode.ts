@@ -1,4 +1,5 @@
 import dns2 from 'dns2'
+import { ByteWriter } from './byte-writer.js'
 import { QTYPE, type WireRecord, targetOf } from './records.js'
 import type { NameNode, WildcardTail, ZoneIndex } from './zone-index.js'
 
@@ -17,13 +18,13 @@ interface Dns2Packet {
   answers: Rr[]
   authorities: Rr[]
   additionals: Rr[]
-  toBuffer(): Buffer
+  toBuffer(writer?: ByteWriter): Buffer
 }
 
 const { Packet } = dns2 as unknown as {
   Packet: {
     new (): Dns2Packet
-    Resource: { encode(rr: Rr): Buffer }
+    Resource: { encode(rr: Rr, writer?: ByteWriter): Buffer }
   }
 }
 
@@ -34,7 +35,7 @@ const named = (node: NameNode, type: number): Rr[] => (node.rrsets.get(type) ?? 
 
 /** One record without compression: position-independent bytes (negative-answer SOA). */
 export function encodeRecord(rr: Rr): Buffer {
-  return Packet.Resource.encode(rr)
+  return Buffer.from(Packet.Resource.encode(rr, new ByteWriter()))
 }
 
 export interface Section {
@@ -52,7 +53,7 @@ export function encodeResponse(qname: string, qtype: number, s: Section): Buffer
   packet.answers = s.answers
   packet.authorities = s.authorities
   packet.additionals = s.additionals
-  return packet.toBuffer()
+  return Buffer.from(packet.toBuffer(new ByteWriter())) // exact-size copy of the writer's view
 }
 
 /** A/AAAA of MX/SRV/NS targets we hold, for the additional section. */
