@@ -54,7 +54,7 @@ export default definePlugin(
     if (config.port !== 0) {
       const started = await server.start()
       if (started.error) {
-        api.log.error(`DNS server: ${started.error}. HTTP keeps serving; set HEARTH_DNS_PORT to a free port (e.g. 5353), or 0 to disable the DNS server.`)
+        api.log.error(`${started.error}. HTTP keeps serving; set HEARTH_DNS_PORT to a free port (e.g. 5353), or 0 to disable the DNS server.`)
       }
     }
     api.health.register('dns', (): HealthReport => {
