@@ -2,9 +2,10 @@
  * DNS bench: the built-in authoritative server against Knot DNS (one UDP
  * worker) on the same 10,000-record zone, both on loopback, measured by
  * dnsperf with the same mixed query file (A, AAAA, MX, TXT, NXDOMAIN).
- * Per server: a 10 s run for queries/s, then a 3 s verbose run whose
- * per-query latencies give the p99 (verbose output slows dnsperf itself, so
- * it is kept out of the qps run).
+ * Per server: a 10 s run at full speed for queries/s, then a 3 s verbose
+ * run at a fixed 20k q/s whose per-query latencies give the p99 (at full
+ * speed the p99 only measures dnsperf's queue of 400 outstanding queries;
+ * verbose output also slows dnsperf, so it is kept out of the qps run).
  *
  * Run alone: node dist/scripts/bench/dns.js
  */
@@ -21,6 +22,7 @@ const ZONE = 'bench.test'
 const RECORDS = 10_000
 const QPS_SECONDS = 10
 const LATENCY_SECONDS = 3
+const LATENCY_QPS = 20_000
 
 function buildZone(): { records: ZoneRecord[]; queries: string[] } {
   const records: ZoneRecord[] = [{ name: `ns1.${ZONE}`, type: 'A', ttl: 3600, content: '192.0.2.53', priority: null }]
@@ -90,7 +92,7 @@ async function dnsperf(port: number, queryFile: string): Promise<{ qps: number; 
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(summary)?.[1] ?? Number.NaN)
   const lost = Number(/Queries lost:\s+(\d+)/.exec(summary)?.[1] ?? Number.NaN)
   const latencies: number[] = []
-  await run('dnsperf', [...base, '-l', String(LATENCY_SECONDS), '-v'], (line) => {
+  await run('dnsperf', [...base, '-l', String(LATENCY_SECONDS), '-Q', String(LATENCY_QPS), '-v'], (line) => {
     if (line.startsWith('> ')) latencies.push(Number(line.slice(line.lastIndexOf(' ') + 1)))
   })
   latencies.sort((a, b) => a - b)
@@ -167,11 +169,11 @@ export async function benchDns(): Promise<Record<string, number | string>> {
     const result: Record<string, number | string> = {
       'dns.records': records.length,
       'dns.hearth.qps': hearth.qps,
-      'dns.hearth.p99_ms': hearth.p99Ms,
+      'dns.hearth.p99_ms_at_20k_qps': hearth.p99Ms,
       'dns.hearth.lost': hearth.lost,
       'dns.hearth.index_build_ms': hearth.indexMs,
       'dns.knot.qps': knot.qps,
-      'dns.knot.p99_ms': knot.p99Ms,
+      'dns.knot.p99_ms_at_20k_qps': knot.p99Ms,
       'dns.knot.lost': knot.lost,
       'dns.ratio_to_knot': Number((hearth.qps / knot.qps).toFixed(3)),
       'dns.bound':
