@@ -2,6 +2,7 @@ import websocket from '@fastify/websocket'
 import { Type } from '@sinclair/typebox'
 import { definePlugin } from '../../core/plugin-api.js'
 import { type Credentials, createHub } from './hub.js'
+import { reapForeignUpgrades } from './upgrades.js'
 import { MAX_MESSAGE_BYTES, wsRoutes } from './routes/ws.js'
 
 /**
@@ -24,8 +25,12 @@ export default definePlugin(
   async (app, api) => {
     const hub = createHub({ events: api.events, log: api.log, ...api.config, reauthenticate: coreAuthenticator(app) })
     api.errors.define('UPGRADE_REQUIRED', 426, 'This endpoint speaks WebSocket only')
+    const foreign = reapForeignUpgrades(app.server, `${app.prefix}/ws`)
     // Added before @fastify/websocket's own preClose (which closes without a code): clients get 1001 "going away".
-    app.addHook('preClose', async () => hub.close())
+    app.addHook('preClose', async () => {
+      foreign.closeAll()
+      await hub.close()
+    })
     await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } })
     api.health.register('realtime', () => ({ status: 'ok', message: `${hub.count()} clients connected` }))
     await wsRoutes(app, hub)

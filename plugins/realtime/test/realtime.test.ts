@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, connect } from 'node:net'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp, type TestContext } from '../../../test/helper.js'
 import { refusedStatus, TestClient } from './ws-client.js'
@@ -169,4 +169,19 @@ t.test('a socket whose user is disabled is closed with 4401 at the next heartbea
   await tick(150)
   t.equal(kept.ws.readyState, kept.ws.OPEN, 'other sockets stay open')
   kept.close()
+})
+
+t.test('upgrade requests to other paths get their HTTP answer and the socket is closed', async (t) => {
+  const { app } = await listening(t)
+  const port = (app.server.address() as AddressInfo).port
+  const socket = connect(port, '127.0.0.1')
+  let answer = ''
+  socket.on('data', (d) => (answer += d))
+  socket.write(
+    'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+  )
+  const started = Date.now()
+  await new Promise((resolve) => socket.once('close', resolve))
+  t.match(answer, /^HTTP\/1\.1 200/)
+  t.ok(Date.now() - started < 5000, `closed by the server after ${Date.now() - started} ms`)
 })
