@@ -165,7 +165,12 @@ export async function benchDns(): Promise<Record<string, number | string>> {
     writeFileSync(queryFile, `${queries.join('\n')}\n`)
     const hearth = await benchHearth(records, queryFile)
     // Without Knot the figure has no reference, but the own numbers still count.
-    const knot = await benchKnot(dir, records, queryFile).catch((err: Error) => ({ qps: Number.NaN, p99Ms: Number.NaN, lost: Number.NaN, error: err.message }))
+    const knot = await benchKnot(dir, records, queryFile).catch((err: Error) => ({
+      qps: Number.NaN,
+      p99Ms: Number.NaN,
+      lost: Number.NaN,
+      error: err.message,
+    }))
     const result: Record<string, number | string> = {
       'dns.records': records.length,
       'dns.hearth.qps': hearth.qps,
@@ -187,10 +192,13 @@ export async function benchDns(): Promise<Record<string, number | string>> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchDns().then((result) => {
-    for (const [k, v] of Object.entries(result)) console.log(`${k}: ${v}`)
-  }, (err) => {
-    console.error(err)
-    process.exit(1)
-  })
+  benchDns().then(
+    (result) => {
+      for (const [k, v] of Object.entries(result)) console.log(`${k}: ${v}`)
+    },
+    (err) => {
+      console.error(err)
+      process.exit(1)
+    },
+  )
 }

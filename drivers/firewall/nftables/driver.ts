@@ -48,7 +48,11 @@ export function createNftablesDriver(ctx: DriverContext, opts: NftOptions): Fire
       throw err
     }
     if (result.code !== 0 && !allowFail) {
-      throw new HttpError('SERVICE_UNAVAILABLE', `nft ${args.slice(0, 2).join(' ')} failed: ${firstLine(result.stderr) || `exit ${result.code}`}`, { tool: 'nft' })
+      throw new HttpError(
+        'SERVICE_UNAVAILABLE',
+        `nft ${args.slice(0, 2).join(' ')} failed: ${firstLine(result.stderr) || `exit ${result.code}`}`,
+        { tool: 'nft' },
+      )
     }
     return result
   }
@@ -56,7 +60,25 @@ export function createNftablesDriver(ctx: DriverContext, opts: NftOptions): Fire
   async function ensureChain(): Promise<void> {
     // `add` is idempotent for an existing table or chain.
     await run(['add', 'table', 'inet', table])
-    await run(['add', 'chain', 'inet', table, 'input', '{', 'type', 'filter', 'hook', 'input', 'priority', '0', ';', 'policy', 'accept', ';', '}'])
+    await run([
+      'add',
+      'chain',
+      'inet',
+      table,
+      'input',
+      '{',
+      'type',
+      'filter',
+      'hook',
+      'input',
+      'priority',
+      '0',
+      ';',
+      'policy',
+      'accept',
+      ';',
+      '}',
+    ])
   }
 
   async function rules(): Promise<NftPortRule[]> {

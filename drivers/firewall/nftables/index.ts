@@ -29,7 +29,8 @@ export default defineDriver<FirewallDriver>({
   async probe(ctx) {
     const { nft } = nftOptions(ctx.settings)
     const version = await works(ctx, nft, ['--version'])
-    if (!version.ok) return { supported: false, reason: version.why === 'nft is not installed' ? version.why : `nft --version failed: ${version.why}` }
+    if (!version.ok)
+      return { supported: false, reason: version.why === 'nft is not installed' ? version.why : `nft --version failed: ${version.why}` }
     const tables = await works(ctx, nft, ['list', 'tables'])
     if (!tables.ok) return { supported: false, reason: `nft list tables failed (needs root or CAP_NET_ADMIN): ${tables.why}` }
     return { supported: true }

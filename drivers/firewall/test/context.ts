@@ -5,7 +5,10 @@ import type { DriverContext } from '../../../core/hal/driver.js'
 
 export const silentLog: FastifyBaseLogger = (() => {
   const noop = () => undefined
-  const log = { level: 'silent', fatal: noop, error: noop, warn: noop, info: noop, debug: noop, trace: noop, silent: noop } as Record<string, unknown>
+  const log = { level: 'silent', fatal: noop, error: noop, warn: noop, info: noop, debug: noop, trace: noop, silent: noop } as Record<
+    string,
+    unknown
+  >
   log.child = () => log
   return log as unknown as FastifyBaseLogger
 })()

@@ -69,7 +69,17 @@ class AuthoritativeServer implements DnsServer {
   get status(): DnsServerStatus {
     const { udp, tcp } = { udp: this.udp !== null, tcp: this.tcp !== null }
     const { host } = this.opts
-    return { running: udp || tcp, udp, tcp, host, port: this.port, error: this.error, zones: this.index.zones.size, queries: this.queries, dropped: this.dropped }
+    return {
+      running: udp || tcp,
+      udp,
+      tcp,
+      host,
+      port: this.port,
+      error: this.error,
+      zones: this.index.zones.size,
+      queries: this.queries,
+      dropped: this.dropped,
+    }
   }
 
   async start(): Promise<DnsStartResult> {
@@ -142,7 +152,9 @@ class AuthoritativeServer implements DnsServer {
   /** Never throws into the event loop: a packet that breaks the responder is counted and dropped. */
   private answer(msg: Buffer, tcp: boolean): Buffer | null {
     try {
-      const out = respond(this.index, msg, tcp, (err) => this.opts.log.error(`dns: answer failed, SERVFAIL sent: ${(err as Error).message}`))
+      const out = respond(this.index, msg, tcp, (err) =>
+        this.opts.log.error(`dns: answer failed, SERVFAIL sent: ${(err as Error).message}`),
+      )
       if (out) this.queries++
       else this.dropped++
       return out

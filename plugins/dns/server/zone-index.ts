@@ -56,7 +56,17 @@ export class ZoneIndex {
     for (const zone of this.zones.values()) {
       for (const parsed of zone.names.values()) {
         if (nested && owningZone(parsed.name, this.zones) !== zone.name) continue
-        const node: NameNode = { name: parsed.name, wire: parsed.wire, zone, rrsets: parsed.rrsets, cut: null, cache: new Map(), wildcard: null, tails: new Map(), next: null }
+        const node: NameNode = {
+          name: parsed.name,
+          wire: parsed.wire,
+          zone,
+          rrsets: parsed.rrsets,
+          cut: null,
+          cache: new Map(),
+          wildcard: null,
+          tails: new Map(),
+          next: null,
+        }
         node.next = this.table.get(parsed.hash) ?? null
         this.table.set(parsed.hash, node)
         this.byName.set(parsed.name, node)

@@ -13,17 +13,44 @@ const PORTS = { stdout: fixture('list-ports.json') }
 const EMPTY = { stdout: fixture('list-empty.json') }
 
 const ADD_TABLE = ['add', 'table', 'inet', 'hearth']
-const ADD_CHAIN = ['add', 'chain', 'inet', 'hearth', 'input', '{', 'type', 'filter', 'hook', 'input', 'priority', '0', ';', 'policy', 'accept', ';', '}']
+const ADD_CHAIN = [
+  'add',
+  'chain',
+  'inet',
+  'hearth',
+  'input',
+  '{',
+  'type',
+  'filter',
+  'hook',
+  'input',
+  'priority',
+  '0',
+  ';',
+  'policy',
+  'accept',
+  ';',
+  '}',
+]
 const LIST = ['-j', 'list', 'chain', 'inet', 'hearth', 'input']
 
 t.test('probe: supported only when nft runs and can list tables', async (t) => {
-  const ok = scriptedRunner(t, [{ args: ['--version'], result: VERSION }, { args: ['list', 'tables'], result: {} }])
+  const ok = scriptedRunner(t, [
+    { args: ['--version'], result: VERSION },
+    { args: ['list', 'tables'], result: {} },
+  ])
   t.same(await nftables.probe(context(ok)), { supported: true })
   t.same(ok.calls, [['--version'], ['list', 'tables']])
 
-  const denied = scriptedRunner(t, [{ args: ['--version'], result: VERSION }, { args: ['list', 'tables'], result: { code: 1, stderr: fixture('list-tables-denied.stderr') } }])
+  const denied = scriptedRunner(t, [
+    { args: ['--version'], result: VERSION },
+    { args: ['list', 'tables'], result: { code: 1, stderr: fixture('list-tables-denied.stderr') } },
+  ])
   const no = await nftables.probe(context(denied))
-  t.same(no, { supported: false, reason: 'nft list tables failed (needs root or CAP_NET_ADMIN): Operation not permitted (you must be root)' })
+  t.same(no, {
+    supported: false,
+    reason: 'nft list tables failed (needs root or CAP_NET_ADMIN): Operation not permitted (you must be root)',
+  })
 
   const missing = scriptedRunner(t, [{ args: ['--version'], result: new ToolMissingError('nft') }])
   t.same(await nftables.probe(context(missing)), { supported: false, reason: 'nft is not installed' })
@@ -66,18 +93,27 @@ t.test('closePort deletes our rule by handle; closing a closed port is a no-op',
 })
 
 t.test('list reports our port rules only, sorted; nothing before the table exists', async (t) => {
-  const run = scriptedRunner(t, [{ args: LIST, result: PORTS }, { args: LIST, result: MISSING }])
+  const run = scriptedRunner(t, [
+    { args: LIST, result: PORTS },
+    { args: LIST, result: MISSING },
+  ])
   const fw = await nftables.create(context(run))
-  t.same(await fw.list(), [
-    { port: 53, proto: 'tcp' },
-    { port: 53, proto: 'udp' },
-    { port: 8443, proto: 'tcp' },
-  ], 'the hand-added `ip saddr` rule is not a port')
+  t.same(
+    await fw.list(),
+    [
+      { port: 53, proto: 'tcp' },
+      { port: 53, proto: 'udp' },
+      { port: 8443, proto: 'tcp' },
+    ],
+    'the hand-added `ip saddr` rule is not a port',
+  )
   t.same(await fw.list(), [])
 })
 
 t.test('nft refusing is a 503 with its message; bad input never reaches nft', async (t) => {
-  const run = scriptedRunner(t, [{ args: ADD_TABLE, result: { code: 1, stderr: 'netlink: Error: cache initialization failed: Operation not permitted\n' } }])
+  const run = scriptedRunner(t, [
+    { args: ADD_TABLE, result: { code: 1, stderr: 'netlink: Error: cache initialization failed: Operation not permitted\n' } },
+  ])
   const fw = await nftables.create(context(run))
   const err = await fw.openPort(53, 'udp').catch((e: unknown) => e)
   t.ok(err instanceof HttpError)

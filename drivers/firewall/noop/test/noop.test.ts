@@ -20,7 +20,10 @@ t.test('noop records what it would open, idempotently', async (t) => {
   ])
   await fw.closePort(53, 'tcp')
   await fw.closePort(53, 'tcp')
-  t.same(await fw.list(), [{ port: 22, proto: 'tcp' }, { port: 53, proto: 'udp' }])
+  t.same(await fw.list(), [
+    { port: 22, proto: 'tcp' },
+    { port: 53, proto: 'udp' },
+  ])
   await t.rejects(fw.openPort(70000, 'udp'), RangeError)
   t.equal(noop.manifest.priority, 0)
 })
@@ -31,12 +34,22 @@ t.test('the HAL picks nftables when nft works, noop when it does not', async (t)
     for (const mod of firewallDrivers) hal.register(mod)
     return hal
   }
-  const works = build(scriptedRunner(t, [{ args: ['--version'], result: {} }, { args: ['list', 'tables'], result: {} }]))
+  const works = build(
+    scriptedRunner(t, [
+      { args: ['--version'], result: {} },
+      { args: ['list', 'tables'], result: {} },
+    ]),
+  )
   t.equal((await works.detect('firewall')).current, 'nftables')
   t.ok(works.has('firewall.enforced'))
   await works.close()
 
-  const denied = build(scriptedRunner(t, [{ args: ['--version'], result: {} }, { args: ['list', 'tables'], result: { code: 1, stderr: 'Operation not permitted (you must be root)\n' } }]))
+  const denied = build(
+    scriptedRunner(t, [
+      { args: ['--version'], result: {} },
+      { args: ['list', 'tables'], result: { code: 1, stderr: 'Operation not permitted (you must be root)\n' } },
+    ]),
+  )
   t.equal((await denied.detect('firewall')).current, 'noop')
   t.notOk(denied.has('firewall.enforced'), 'noop does not claim to enforce')
   t.ok(denied.has('firewall.canOpenPorts'))

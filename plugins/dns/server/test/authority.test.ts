@@ -36,11 +36,16 @@ t.test('authoritative answers: AA, NXDOMAIN, NODATA, REFUSED', async (t) => {
 })
 
 t.test('SOA and NS are synthesised at the apex when not given', async (t) => {
-  const { port } = await startServer(t, [{ name: 'bare.test', serial: 42, records: [{ name: 'x.bare.test', type: 'A', ttl: 60, content: '198.51.100.1', priority: null }] }])
+  const { port } = await startServer(t, [
+    { name: 'bare.test', serial: 42, records: [{ name: 'x.bare.test', type: 'A', ttl: 60, content: '198.51.100.1', priority: null }] },
+  ])
   const soa = await dig(port, 'bare.test', 'SOA')
   t.equal(soa.answer[0]?.data, 'ns1.bare.test. hostmaster.bare.test. 42 3600 600 1209600 300')
   const ns = await dig(port, 'bare.test', 'NS', ['+tcp'])
-  t.same(ns.answer.map((r) => r.data), ['ns1.bare.test.'])
+  t.same(
+    ns.answer.map((r) => r.data),
+    ['ns1.bare.test.'],
+  )
   t.ok(ns.flags.includes('aa'))
 })
 
@@ -48,16 +53,27 @@ t.test('CNAME: target chased inside the zone only', async (t) => {
   const { port } = await startServer(t, [exampleZone()])
   for (const tr of both) {
     const one = await dig(port, 'alias.example.test', 'A', tr)
-    t.same(one.answer.map((r) => `${r.name} ${r.type} ${r.data}`), ['alias.example.test. CNAME www.example.test.', 'www.example.test. A 192.0.2.10'])
+    t.same(
+      one.answer.map((r) => `${r.name} ${r.type} ${r.data}`),
+      ['alias.example.test. CNAME www.example.test.', 'www.example.test. A 192.0.2.10'],
+    )
     const two = await dig(port, 'chain.example.test', 'AAAA', tr)
-    t.same(two.answer.map((r) => r.type), ['CNAME', 'CNAME', 'AAAA'], 'two-step chain')
+    t.same(
+      two.answer.map((r) => r.type),
+      ['CNAME', 'CNAME', 'AAAA'],
+      'two-step chain',
+    )
     const dangling = await dig(port, 'dangling.example.test', 'A', tr)
     t.equal(dangling.status, 'NXDOMAIN', 'CNAME to a missing in-zone name: NXDOMAIN (RFC 6604)')
     t.equal(dangling.answer[0]?.type, 'CNAME')
     t.equal(dangling.authority[0]?.type, 'SOA')
     const outside = await dig(port, 'outside.example.test', 'A', tr)
     t.equal(outside.status, 'NOERROR')
-    t.same(outside.answer.map((r) => r.data), ['www.elsewhere.invalid.'], 'out-of-zone target not chased')
+    t.same(
+      outside.answer.map((r) => r.data),
+      ['www.elsewhere.invalid.'],
+      'out-of-zone target not chased',
+    )
     const asked = await dig(port, 'alias.example.test', 'CNAME', tr)
     t.equal(asked.answer.length, 1, 'CNAME query returns the CNAME alone')
   }
@@ -96,8 +112,15 @@ t.test('NS below the apex is a delegation: referral without AA', async (t) => {
     const res = await dig(port, name, 'A')
     t.equal(res.status, 'NOERROR', name)
     t.notOk(res.flags.includes('aa'), 'referral is not authoritative')
-    t.same(res.authority.map((r) => `${r.type} ${r.data}`), ['NS ns.sub.example.test.'])
-    t.same(res.additional.map((r) => r.data), ['192.0.2.77'], 'glue')
+    t.same(
+      res.authority.map((r) => `${r.type} ${r.data}`),
+      ['NS ns.sub.example.test.'],
+    )
+    t.same(
+      res.additional.map((r) => r.data),
+      ['192.0.2.77'],
+      'glue',
+    )
   }
 })
 
@@ -111,7 +134,13 @@ t.test('ANY returns every set at the name; other opcodes and classes', async (t)
 })
 
 t.test('wildcards synthesise answers for names that do not exist (RFC 4592)', async (t) => {
-  const rr = (name: string, type: 'A' | 'MX' | 'CNAME' | 'TXT', content: string, priority: number | null = null) => ({ name, type, ttl: 120, content, priority })
+  const rr = (name: string, type: 'A' | 'MX' | 'CNAME' | 'TXT', content: string, priority: number | null = null) => ({
+    name,
+    type,
+    ttl: 120,
+    content,
+    priority,
+  })
   const zone = {
     name: 'wild.test',
     serial: 9,
@@ -129,17 +158,31 @@ t.test('wildcards synthesise answers for names that do not exist (RFC 4592)', as
       const res = await dig(port, name, 'A', tr)
       t.equal(res.status, 'NOERROR', name)
       t.ok(res.flags.includes('aa'))
-      t.same(res.answer.map((r) => `${r.name} ${r.ttl} ${r.type} ${r.data}`), [`${name}. 120 A 192.0.2.80`], 'owner is the asked name, case echoed')
+      t.same(
+        res.answer.map((r) => `${r.name} ${r.ttl} ${r.type} ${r.data}`),
+        [`${name}. 120 A 192.0.2.80`],
+        'owner is the asked name, case echoed',
+      )
     }
     const mx = await dig(port, 'host.wild.test', 'MX', tr)
-    t.same(mx.answer.map((r) => r.data), ['10 mail.wild.test.'])
-    t.same(mx.additional.map((r) => r.data), ['192.0.2.81'], 'glue for the synthesised MX')
+    t.same(
+      mx.answer.map((r) => r.data),
+      ['10 mail.wild.test.'],
+    )
+    t.same(
+      mx.additional.map((r) => r.data),
+      ['192.0.2.81'],
+      'glue for the synthesised MX',
+    )
     const nodata = await dig(port, 'host.wild.test', 'AAAA', tr)
     t.equal(nodata.status, 'NOERROR', 'wildcard without the type → NODATA')
     t.equal(nodata.authority[0]?.type, 'SOA')
     t.equal((await dig(port, 'mail.wild.test', 'A', tr)).answer[0]?.data, '192.0.2.81', 'existing names are not overridden')
     t.equal((await dig(port, 'x.b.wild.test', 'A', tr)).status, 'NXDOMAIN', 'the closest encloser b.wild.test has no wildcard')
     const cname = await dig(port, 'api.svc.wild.test', 'A', tr)
-    t.same(cname.answer.map((r) => `${r.name} ${r.type} ${r.data}`), ['api.svc.wild.test. CNAME target.wild.test.'])
+    t.same(
+      cname.answer.map((r) => `${r.name} ${r.type} ${r.data}`),
+      ['api.svc.wild.test. CNAME target.wild.test.'],
+    )
   }
 })

@@ -10,7 +10,13 @@ const { Packet } = dns2 as unknown as {
 }
 
 const records: ZoneRecord[] = [
-  { name: 'example.test', type: 'SOA', ttl: 3600, content: 'ns1.example.test hostmaster.example.test 3600 600 1209600 300', priority: null },
+  {
+    name: 'example.test',
+    type: 'SOA',
+    ttl: 3600,
+    content: 'ns1.example.test hostmaster.example.test 3600 600 1209600 300',
+    priority: null,
+  },
   { name: 'example.test', type: 'NS', ttl: 3600, content: 'ns1.example.test', priority: null },
   { name: 'www.example.test', type: 'A', ttl: 300, content: '192.0.2.10', priority: null },
   { name: 'www.example.test', type: 'AAAA', ttl: 300, content: '2001:db8::10', priority: null },

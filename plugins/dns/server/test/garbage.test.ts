@@ -29,7 +29,9 @@ function garbage(): Buffer[] {
   packets.push(Buffer.concat([header(0x0100, 1), Buffer.from([0x3f]), Buffer.alloc(10, 0x61)])) // label runs past the end
   packets.push(Buffer.concat([header(0x0100, 0xffff, 0xffff, 0xffff, 0xffff), valid.subarray(12)])) // lying counts
   packets.push(Buffer.concat([header(0x0100, 1, 0, 0, 0xffff), valid.subarray(12), Buffer.from([0xc0, 0x0c, 0, 41])])) // cut OPT
-  packets.push(Buffer.concat([header(0x0100, 1, 0, 0, 2), valid.subarray(12), ...Array(2).fill(Buffer.from([0, 0, 41, 16, 0, 0, 0, 0, 0, 0, 0]))])) // two OPTs
+  packets.push(
+    Buffer.concat([header(0x0100, 1, 0, 0, 2), valid.subarray(12), ...Array(2).fill(Buffer.from([0, 0, 41, 16, 0, 0, 0, 0, 0, 0, 0]))]),
+  ) // two OPTs
   packets.push(Buffer.concat([header(0x0100, 1, 0, 0, 1), valid.subarray(12), Buffer.from([0, 0, 41, 16, 0, 0, 0, 0, 0, 0xff, 0xff])])) // OPT rdlen past end
   packets.push(Buffer.concat([header(0x0100, 0), Buffer.alloc(20)])) // no question
   packets.push(randomBytes(60_000)) // near-maximal datagram

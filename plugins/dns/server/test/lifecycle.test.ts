@@ -18,7 +18,11 @@ t.test('changes are answered at once, no restart, no stale cached answer', async
   t.equal((await dig(port, 'new.example.test', 'TXT', ['+tcp'])).answer[0]?.data, '"fresh"', 'added record served')
   t.equal((await dig(port, 'example.test', 'SOA')).answer[0]?.data.split(' ')[2], '2', 'serial follows the caller')
 
-  server.putZone({ name: 'other.test', serial: 1, records: [{ name: 'other.test', type: 'A', ttl: 60, content: '203.0.113.5', priority: null }] })
+  server.putZone({
+    name: 'other.test',
+    serial: 1,
+    records: [{ name: 'other.test', type: 'A', ttl: 60, content: '203.0.113.5', priority: null }],
+  })
   t.equal((await dig(port, 'other.test', 'A')).answer[0]?.data, '203.0.113.5', 'second zone added')
   t.equal(server.status.zones, 2)
   server.removeZone('example.test')
@@ -30,7 +34,11 @@ t.test('changes are answered at once, no restart, no stale cached answer', async
 })
 
 t.test('a child zone occludes the parent below its apex', async (t) => {
-  const child = { name: 'sub.example.test', serial: 5, records: [{ name: 'host.sub.example.test', type: 'A' as const, ttl: 60, content: '198.51.100.7', priority: null }] }
+  const child = {
+    name: 'sub.example.test',
+    serial: 5,
+    records: [{ name: 'host.sub.example.test', type: 'A' as const, ttl: 60, content: '198.51.100.7', priority: null }],
+  }
   const { port } = await startServer(t, [exampleZone(), child])
   const res = await dig(port, 'host.sub.example.test', 'A')
   t.ok(res.flags.includes('aa'), 'answered from the child zone, not referred')
@@ -42,7 +50,11 @@ t.test('adding and removing a child zone later switches between referral and ans
   const { server, port } = await startServer(t, [exampleZone()])
   const referral = await dig(port, 'host.sub.example.test', 'A')
   t.notOk(referral.flags.includes('aa'), 'parent refers before the child exists')
-  server.putZone({ name: 'SUB.example.test.', serial: 1, records: [{ name: 'host.sub.example.test', type: 'A', ttl: 60, content: '198.51.100.8', priority: null }] })
+  server.putZone({
+    name: 'SUB.example.test.',
+    serial: 1,
+    records: [{ name: 'host.sub.example.test', type: 'A', ttl: 60, content: '198.51.100.8', priority: null }],
+  })
   const answer = await dig(port, 'host.sub.example.test', 'A')
   t.ok(answer.flags.includes('aa'))
   t.equal(answer.answer[0]?.data, '198.51.100.8', 'zone name normalised, child answers')

@@ -24,7 +24,10 @@ t.test('every record type answers over UDP and TCP', async (t) => {
       const label = `${name} ${type} ${transport.join(' ') || '+udp'}`
       t.equal(res.status, 'NOERROR', label)
       t.ok(res.flags.includes('aa'), `${label}: AA set`)
-      const got = res.answer.filter((r) => r.type === type).map((r) => r.data).sort()
+      const got = res.answer
+        .filter((r) => r.type === type)
+        .map((r) => r.data)
+        .sort()
       t.same(got, [...expected].sort(), `${label}: rdata`)
     }
   }

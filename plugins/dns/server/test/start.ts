@@ -9,7 +9,10 @@ export function memoryLog(): DnsLogger & { lines: string[] } {
 }
 
 /** A real server on a free loopback port, stopped in teardown. */
-export async function startServer(t: Test, zones: ZoneData[]): Promise<{ server: DnsServer; port: number; log: ReturnType<typeof memoryLog> }> {
+export async function startServer(
+  t: Test,
+  zones: ZoneData[],
+): Promise<{ server: DnsServer; port: number; log: ReturnType<typeof memoryLog> }> {
   const log = memoryLog()
   const server = createDnsServer({ host: '127.0.0.1', port: 0, log })
   server.setZones(zones)
