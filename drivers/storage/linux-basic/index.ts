@@ -18,8 +18,9 @@ export default defineDriver<LinuxBasicDriver>({
     description: 'Disks, volumes and SMART through lsblk, df and smartctl',
   },
   async probe(ctx) {
-    if (!(await toolWorks(ctx, 'lsblk', ['--version']))) return { supported: false, reason: 'lsblk is not installed' }
-    const smart = await toolWorks(ctx, 'smartctl', ['--version'])
+    // Both checks at once: every app start pays for this probe.
+    const [lsblk, smart] = await Promise.all([toolWorks(ctx, 'lsblk', ['--version']), toolWorks(ctx, 'smartctl', ['--version'])])
+    if (!lsblk) return { supported: false, reason: 'lsblk is not installed' }
     return { supported: true, capabilities: smart ? [...LINUX_BASIC_CAPABILITIES, 'canGetSmart'] : [...LINUX_BASIC_CAPABILITIES] }
   },
   async create(ctx) {

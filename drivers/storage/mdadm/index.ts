@@ -19,12 +19,16 @@ export default defineDriver<StorageDriver>({
     description: 'Linux software RAID (mdadm) on top of linux-basic',
   },
   async probe(ctx) {
-    if (!(await toolWorks(ctx, 'mdadm', ['--version']))) return { supported: false, reason: 'mdadm is not installed' }
-    if (!(await toolWorks(ctx, 'cat', [MDSTAT_PATH]))) {
-      return { supported: false, reason: 'the kernel has no md RAID support (/proc/mdstat is missing)' }
-    }
-    if (!(await toolWorks(ctx, 'lsblk', ['--version']))) return { supported: false, reason: 'lsblk is not installed' }
-    const smart = await toolWorks(ctx, 'smartctl', ['--version'])
+    // All checks at once: every app start pays for this probe.
+    const [mdadm, md, lsblk, smart] = await Promise.all([
+      toolWorks(ctx, 'mdadm', ['--version']),
+      toolWorks(ctx, 'cat', [MDSTAT_PATH]),
+      toolWorks(ctx, 'lsblk', ['--version']),
+      toolWorks(ctx, 'smartctl', ['--version']),
+    ])
+    if (!mdadm) return { supported: false, reason: 'mdadm is not installed' }
+    if (!md) return { supported: false, reason: 'the kernel has no md RAID support (/proc/mdstat is missing)' }
+    if (!lsblk) return { supported: false, reason: 'lsblk is not installed' }
     const base = smart ? [...LINUX_BASIC_CAPABILITIES, 'canGetSmart'] : [...LINUX_BASIC_CAPABILITIES]
     return { supported: true, capabilities: [...base, ...POOL_CAPABILITIES] }
   },
