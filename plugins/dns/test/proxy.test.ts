@@ -108,3 +108,20 @@ async function fakeAdd(state: import('../../../drivers/dns-providers/test/fake-s
   records.push({ ...shapes[provider], id })
   return { id }
 }
+
+t.test('a template at a provider is all or none: created records are removed when one is refused', async (t) => {
+  const f = fixtures.find((x) => x.provider === 'porkbun') as (typeof fixtures)[number]
+  const aOnly = seeds.filter((s) => s.type === 'A')
+  const fake = await f.start({ 'shop.example': aOnly })
+  t.teardown(() => fake.close())
+  const app = await build(t, { env: { [f.env]: fake.url } })
+  const dns = dnsApi(app, (await owner(app)).token)
+  const account = (await dns.call('POST', '/provider-accounts', { provider: f.provider, label: 'main', credentials: f.credentials })).json().data
+  const zone = (await dns.call('POST', '/zones', { zone: 'shop.example', mode: 'proxy', provider_account_id: account.id })).json().data
+  const before = JSON.stringify(fake.state.records('shop.example'))
+  const res = await dns.call('POST', `/zones/${zone.id}/apply-template`, { template: 'mail-full', variables: { domain: 'shop.example', server_ip: '192.0.2.9', dkim_key: 'REJECT-ME' } })
+  t.equal(res.statusCode, 422, 'the provider refused the DKIM record')
+  t.match(res.json().error, { code: 'UNPROCESSABLE', details: { provider: 'porkbun', reason: 'rejected' } })
+  t.equal(JSON.stringify(fake.state.records('shop.example')), before, 'the records created before it were deleted at the provider')
+  t.equal((await dns.call('GET', `/zones/${zone.id}`)).json().data.records_count, aOnly.length, 'and never mirrored')
+})

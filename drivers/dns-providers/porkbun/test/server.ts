@@ -5,7 +5,7 @@ import type { Seed } from '../../test/contract.js'
  * Porkbun API v3 as documented: POST only, JSON body with apikey and
  * secretapikey, { status: 'SUCCESS' | 'ERROR', message } replies (HTTP 400 on
  * errors), fully-qualified record names, ttl/prio as strings, listAll pages of
- * 1000 by `start`.
+ * 1000 by `start`. Content containing REJECT-ME is refused (for failure tests).
  */
 export interface PorkbunFake extends FakeServer {
   state: FakeZones
@@ -46,6 +46,8 @@ export async function startPorkbun(keys: { apikey: string; secretapikey: string 
     if (verb === 'create') {
       const f = fields()
       if (!f) return error('Create error: type and content are required.')
+      // Lets tests make the provider refuse one record, as Porkbun refuses content it cannot publish.
+      if (f.content.includes('REJECT-ME')) return error('Create error: invalid content.')
       const rec = { ...f, id: state.id() }
       records.push(rec)
       return { status: 200, body: { status: 'SUCCESS', id: Number(rec.id) } }
