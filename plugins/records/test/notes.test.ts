@@ -226,3 +226,16 @@ t.test('format=compact keeps exactly id, title, snippet, tags, pinned, updated_a
   t.equal(res.body.data[1].id, bare.id)
   t.same(res.body.meta, { total: 2, limit: 20, offset: 0 })
 })
+
+t.test('tag filter is exact, also for tags holding quotes, backslashes, commas and non-ASCII', async (t) => {
+  const { call } = await bench(t)
+  const tags = ['say "hi"', 'back\\slash', 'a,b', 'café', '%_']
+  const tagged = (await call('POST', '/notes', { content: 'x', tags })).body.data
+  const near = (await call('POST', '/notes', { content: 'y', tags: ['say', 'hi', 'a', 'b', 'cafe', 'back', '%'] })).body.data
+  for (const tag of tags) {
+    const res = await call('GET', `/notes?tag=${encodeURIComponent(tag)}`)
+    t.same(res.body.data.map((n: { id: string }) => n.id), [tagged.id], tag)
+  }
+  t.same((await call('GET', '/notes?tag=say')).body.data.map((n: { id: string }) => n.id), [near.id], 'no partial match')
+  t.same((await call('POST', '/notes', { content: 'z', tags: ['dup', 'dup'] })).body.data.tags, ['dup'], 'tags are kept once')
+})
