@@ -19,14 +19,46 @@ export interface ContentLine {
 export function unfold(text: string): Array<{ line: number; text: string }> {
   const physical = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)
   const out: Array<{ line: number; text: string }> = []
+  let softBreak = false
   physical.forEach((raw, i) => {
-    if ((raw.startsWith(' ') || raw.startsWith('\t')) && out.length > 0) {
-      out[out.length - 1].text += raw.slice(1)
+    const last = out[out.length - 1]
+    if (last && softBreak) {
+      // vCard 2.1 quoted-printable: a value ending in '=' continues on the next line as is.
+      last.text = last.text.slice(0, -1) + raw
+    } else if ((raw.startsWith(' ') || raw.startsWith('\t')) && last) {
+      last.text += raw.slice(1)
     } else if (raw.trim() !== '') {
       out.push({ line: i + 1, text: raw })
     }
+    const current = out[out.length - 1]
+    softBreak = current !== undefined && current.text.endsWith('=') && QUOTED_PRINTABLE.test(current.text)
   })
   return out
+}
+
+const QUOTED_PRINTABLE = /^[^:]*;ENCODING=QUOTED-PRINTABLE[;:]/i
+
+/** Decodes a vCard 2.1 ENCODING=QUOTED-PRINTABLE value (CHARSET defaults to UTF-8) into plain text. */
+export function decodeQuotedPrintable(cl: ContentLine): ContentLine {
+  if (cl.params.get('ENCODING')?.[0]?.toUpperCase() !== 'QUOTED-PRINTABLE') return cl
+  const bytes: number[] = []
+  for (let i = 0; i < cl.value.length; i++) {
+    const hex = cl.value[i] === '=' ? /^[0-9A-Fa-f]{2}/.exec(cl.value.slice(i + 1, i + 3)) : null
+    if (hex) {
+      bytes.push(Number.parseInt(hex[0], 16))
+      i += 2
+    } else {
+      bytes.push(...Buffer.from(cl.value[i]))
+    }
+  }
+  const charset = cl.params.get('CHARSET')?.[0]?.toLowerCase() ?? 'utf-8'
+  let value: string
+  try {
+    value = new TextDecoder(charset).decode(Buffer.from(bytes))
+  } catch {
+    throw new Error(`line ${cl.line}: unknown CHARSET ${charset}`)
+  }
+  return { ...cl, value: value.replace(/\r\n?/g, '\n') }
 }
 
 /** Folds one logical line so no physical line exceeds 75 octets, never splitting a UTF-8 character. */

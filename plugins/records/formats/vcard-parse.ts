@@ -1,4 +1,4 @@
-import { type Component, type ContentLine, paramValues, parseComponents, splitEscaped, unescapeText } from './content-line.js'
+import { type Component, type ContentLine, decodeQuotedPrintable, paramValues, parseComponents, splitEscaped, unescapeText } from './content-line.js'
 import { addField, CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
 import { parseStamp } from './stamps.js'
 import type { ContactAddress, ContactEmail, ContactPhone, ContactRecord, ParseResult } from './types.js'
@@ -50,7 +50,10 @@ function readCard(card: Component): ContactRecord {
   const custom: Record<string, unknown> = {}
   const ranked: { emails: Array<[ContactEmail, number]>; phones: Array<[ContactPhone, number]> } = { emails: [], phones: [] }
   let fn = ''
-  for (const cl of card.properties) {
+  const kind = card.properties.find((p) => p.name === 'KIND' || p.name === 'X-ADDRESSBOOKSERVER-KIND')
+  if (kind && unescapeText(kind.value).trim().toLowerCase() === 'group') throw new Error('contact groups (KIND:group) are not imported')
+  for (const raw of card.properties) {
+    const cl = decodeQuotedPrintable(raw)
     const label = cl.group ? labels.get(cl.group) : undefined
     const text = () => unescapeText(cl.value).trim()
     switch (cl.name) {

@@ -164,3 +164,22 @@ t.test('the lowest PREF wins the primary flag; only one primary per list', async
   t.same(record.emails.map((e) => e.primary), [false, true, false])
   t.same(record.phones.map((p) => p.primary), [false, true, false])
 })
+
+t.test('Android vCard 2.1: quoted-printable with soft line breaks, bare TYPE parameters, group cards refused', async (t) => {
+  const { entries, failed } = parseVCards(fixture('android-2.1.vcf'))
+  t.same(entries.map((e) => e.index), [0, 2])
+  t.match(entries[0].record, {
+    display_name: 'Jörg Ölund',
+    first_name: 'Jörg',
+    last_name: 'Ölund',
+    company: 'Gärtnerei Ölund',
+    notes: 'Erste Zeile\nZweite Zeile mit einem sehr langen Text, der umbrochen wird',
+    emails: [{ address: 'joerg@example.de', label: 'personal', primary: false }],
+  })
+  t.same(entries[0].record.phones, [
+    { number: '+49 170 1234567', label: 'mobile', primary: true },
+    { number: '030 123456', label: 'home', primary: false },
+  ])
+  t.match(entries[1].record, { display_name: 'Anna Weber', phones: [{ label: 'work' }] })
+  t.match(failed, [{ index: 1, line: 12, error: /groups/ }])
+})
