@@ -1,6 +1,6 @@
 import t from 'tap'
 import { startPorkbun } from '../../../drivers/dns-providers/porkbun/test/server.js'
-import { build, owner, recordEvents } from '../../../test/helper.js'
+import { addUser, build, owner, recordEvents } from '../../../test/helper.js'
 import { dig, dnsApi, freePort, localService } from './support.js'
 
 /** DDNS against local plain-text IP sources: majority, record rewrites here and at a provider, log, status, ip-type. */
@@ -102,4 +102,31 @@ t.test('ip-type over 30 days of history, on an injected clock', async (t) => {
   clock += 31 * 86400_000
   await dns.call('POST', '/ddns/check-now')
   t.same(await ipType(), { type: 'unknown', changes: 0, window_days: 30 }, 'the change left the window; fresh history too short')
+})
+
+t.test('each user sees only their own zones in the DDNS status and log', async (t) => {
+  const sources = [await localService('203.0.113.60'), await localService('203.0.113.60')]
+  t.teardown(() => Promise.all(sources.map((s) => s.close())))
+  const app = await build(t, { env: { HEARTH_PUBLIC_IP_SOURCES: sources.map((s) => s.url).join(',') } })
+  const first = await owner(app)
+  const second = await addUser(app, first.token)
+  const mark = async (dns: ReturnType<typeof dnsApi>, name: string) => {
+    const zone = await dns.zone(name)
+    const a = (await dns.record(zone.id, { type: 'A', name: '@', content: '192.0.2.1' })).json().data
+    await dns.call('PATCH', `/zones/${zone.id}/ddns`, { ddns_enabled: true, ddns_record_ids: [a.id] })
+    return zone
+  }
+  const a = dnsApi(app, first.token)
+  const b = dnsApi(app, second.token)
+  const zoneA = await mark(a, 'first.test')
+  const zoneB = await mark(b, 'second.test')
+  t.equal((await b.record(zoneA.id, { type: 'A', name: 'x', content: '192.0.2.2' })).statusCode, 404, 'no writing into another user’s zone')
+  t.equal((await b.call('PATCH', `/zones/${zoneA.id}/ddns`, { ddns_enabled: false })).statusCode, 404)
+  t.equal((await b.call('POST', '/zones', { zone: 'first.test', mode: 'authoritative' })).statusCode, 409, 'zone names are unique across users')
+  await a.call('POST', '/ddns/check-now')
+  const logA = (await a.call('GET', '/ddns/log')).json().data[0]
+  const logB = (await b.call('GET', '/ddns/log')).json().data[0]
+  t.same(logA.zones_updated.map((z: { zone_id: string }) => z.zone_id), [zoneA.id])
+  t.same(logB.zones_updated.map((z: { zone_id: string }) => z.zone_id), [zoneB.id])
+  t.same((await b.call('GET', '/ddns/status')).json().data.zones.map((z: { id: string }) => z.id), [zoneB.id])
 })
