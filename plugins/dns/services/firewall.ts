@@ -21,9 +21,9 @@ export function firewall(ctx: DnsContext) {
     }
   }
   return {
-    /** Call after an authoritative zone was created; opens when it is the first. */
+    /** Call after an authoritative zone was created. Opening is idempotent, so concurrent first zones cannot both skip it. */
     async afterCreate() {
-      if (ctx.zones.authoritative().length === 1) await apply(true)
+      await apply(true)
     },
     /** Call after an authoritative zone was deleted; closes when none remains. */
     async afterDelete() {
