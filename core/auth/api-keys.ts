@@ -28,6 +28,7 @@ export function createApiKeys(db: Db) {
   const byId = db.prepare('SELECT * FROM api_keys WHERE id = ?')
   const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?')
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+  const mine = db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC')
   // Optional filters as NULL-able parameters: one prepared statement serves every combination.
   const listing = db.prepare(
     `SELECT * FROM api_keys WHERE (@userId IS NULL OR user_id = @userId) AND (@scope IS NULL OR scope = @scope)
@@ -67,6 +68,8 @@ export function createApiKeys(db: Db) {
     },
     get: (id: string) => byId.get(id) as ApiKeyRow | undefined,
     list(filter: { userId?: string; scope?: KeyScope; includeRevoked?: boolean }): ApiKeyRow[] {
+      // The caller's own keys are the hot path (agents poll it): one indexed statement.
+      if (filter.userId && !filter.scope && !filter.includeRevoked) return mine.all(filter.userId) as ApiKeyRow[]
       return listing.all({
         userId: filter.userId ?? null,
         scope: filter.scope ?? null,
