@@ -21,6 +21,7 @@ const NO_TAIL = Buffer.alloc(0)
 /** qtypes worth caching at a CNAME node (any other qtype is built per query). */
 const CACHEABLE = new Set<number>(Object.values(QTYPE))
 const AXFR = 252
+const DS = 43
 const IXFR = 251
 
 function limitFor(tcp: boolean): number {
@@ -100,6 +101,8 @@ function qname(msg: Buffer): string {
 }
 
 function atNode(index: ZoneIndex, msg: Buffer, node: NameNode, tcp: boolean): Buffer {
+  // DS lives in the parent (RFC 4035 3.1.4.1): at the cut itself the parent answers, and has none.
+  if (node.cut === node && q.qtype === DS) return negative(msg, node.zone, RCODE.NOERROR, tcp)
   if (node.cut) {
     let cached = node.cache.get(-1)
     if (!cached) node.cache.set(-1, (cached = encodeResponse(node.name, q.qtype, referralSections(index, node.cut))))

@@ -122,6 +122,10 @@ t.test('NS below the apex is a delegation: referral without AA', async (t) => {
       'glue',
     )
   }
+  const ds = await dig(port, 'sub.example.test', 'DS')
+  t.ok(ds.flags.includes('aa'), 'DS at the cut is answered by the parent')
+  t.equal(ds.authority[0]?.type, 'SOA', 'NODATA: no DS here')
+  t.notOk((await dig(port, 'host.sub.example.test', 'DS')).flags.includes('aa'), 'DS below the cut is referred')
 })
 
 t.test('ANY returns every set at the name; other opcodes and classes', async (t) => {
