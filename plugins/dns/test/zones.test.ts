@@ -1,5 +1,5 @@
 import t from 'tap'
-import { addUser, auth, build, owner, recordEvents } from '../../../test/helper.js'
+import { addUser, apiKey, auth, build, owner, recordEvents } from '../../../test/helper.js'
 
 t.test('authoritative zones: create, list, get, duplicate, delete with cascade', async (t) => {
   const app = await build(t)
@@ -50,4 +50,18 @@ t.test('authoritative zones: create, list, get, duplicate, delete with cascade',
   t.equal(left.n, 0, 'records cascaded')
   t.same(events.map((e) => e.type), ['dns.zone.created', 'dns.zone.deleted'])
   t.equal(events[0]?.userId, zone && events[0]?.userId)
+})
+
+t.test('API keys: agent keys read DNS, sync keys do not reach it', async (t) => {
+  const app = await build(t)
+  const { token } = await owner(app)
+  const zone = (await app.inject({ method: 'POST', url: '/api/v1/dns/zones', headers: auth(token), payload: { zone: 'keys.test', mode: 'authoritative' } })).json().data
+  const agent = await apiKey(app, token, { scope: 'agent' })
+  const sync = await apiKey(app, token, { scope: 'sync' })
+  t.equal((await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(agent) })).statusCode, 200, 'agent reads')
+  const write = await app.inject({ method: 'POST', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(agent), payload: { type: 'A', name: 'a', content: '192.0.2.1' } })
+  t.equal(write.statusCode, 403, 'agent cannot write')
+  t.equal(write.json().error.code, 'INSUFFICIENT_SCOPE')
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/dns/zones', headers: auth(sync) })).statusCode, 403, 'sync keys are for records only')
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/dns/zones' })).statusCode, 401, 'no token → 401')
 })
