@@ -9,7 +9,8 @@ export function mergeCustomFields(current: CustomFields | null | undefined, chan
   const out: CustomFields = { ...(current ?? {}) }
   for (const [key, value] of Object.entries(change)) {
     if (value === null) delete out[key]
-    else out[key] = value
+    // defineProperty: a key named "__proto__" (from an imported file) stays a plain key.
+    else Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
   }
   return out
 }

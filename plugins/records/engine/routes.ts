@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { IdParams, Limit, ListOf, Offset, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
+import { IdParams, Limit, ListOf, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
 import type { RecordsService, ResourceName } from '../service.js'
 import { CustomFields, StringEnum } from './schema-kit.js'
 import type { ListQuery, ResourceDefinition } from './types.js'
@@ -16,7 +16,8 @@ export function listQuerySchema(def: ResourceDefinition) {
   return Type.Object(
     {
       limit: Limit,
-      offset: Offset,
+      // The core's Offset has no upper bound; past 2^53 SQLite's binding throws (a 500).
+      offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
       sort: Type.Optional(StringEnum(def.sort.keys, { description: `default ${def.sort.default}` })),
       order: Type.Optional(StringEnum(['asc', 'desc'] as const, { description: `default ${def.sort.order}` })),
       search: Type.Optional(Type.String({ maxLength: 500, description: 'full text; ranked by relevance unless sort is given' })),

@@ -11,6 +11,13 @@ export interface Window {
   to: number | null
 }
 
+/** A local date-time from its parts; unlike `new Date(y, ...)`, years 0–99 stay themselves. */
+export function local(y: number, m: number, d: number, h = 0, mi = 0, s = 0, ms = 0): Date {
+  const date = new Date(2000, 0, 1, h, mi, s, ms)
+  date.setFullYear(y, m, d)
+  return date
+}
+
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
 const DATETIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/
 
@@ -19,14 +26,14 @@ export function localDay(text: string): Date | null {
   const m = DAY.exec(text)
   if (!m) return null
   const [y, mo, d] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])]
-  const date = new Date(y, mo, d)
+  const date = local(y, mo, d)
   return date.getFullYear() === y && date.getMonth() === mo && date.getDate() === d ? date : null
 }
 
-const addDays = (d: Date, n: number) => new Date(d.getFullYear(), d.getMonth(), d.getDate() + n)
+const addDays = (d: Date, n: number) => local(d.getFullYear(), d.getMonth(), d.getDate() + n)
 const midnight = (ms: number) => {
   const d = new Date(ms)
-  return new Date(d.getFullYear(), d.getMonth(), d.getDate())
+  return local(d.getFullYear(), d.getMonth(), d.getDate())
 }
 
 /** [start, end] of a `date` value; end is inclusive (the last millisecond). */
@@ -48,8 +55,8 @@ export function dateRange(value: string, now: number): [number, number] {
       break
     }
     case 'this_month':
-      start = new Date(today.getFullYear(), today.getMonth(), 1)
-      next = new Date(today.getFullYear(), today.getMonth() + 1, 1)
+      start = local(today.getFullYear(), today.getMonth(), 1)
+      next = local(today.getFullYear(), today.getMonth() + 1, 1)
       break
     default: {
       const day = localDay(value)
@@ -64,7 +71,8 @@ export function dateRange(value: string, now: number): [number, number] {
 export function bound(value: string, field: 'from' | 'to'): number {
   const day = localDay(value)
   if (day) return field === 'from' ? day.getTime() : addDays(day, 1).getTime() - 1
-  const ms = DATETIME.test(value) ? Date.parse(value) : Number.NaN
+  // Date.parse rolls 2026-02-30 over to March; the day must exist as written.
+  const ms = DATETIME.test(value) && localDay(value.slice(0, 10)) ? Date.parse(value) : Number.NaN
   if (Number.isNaN(ms)) throw invalidQuery(field, 'format', `${field} must be an ISO 8601 datetime or YYYY-MM-DD`)
   return ms
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { StringEnum } from '../engine/schema-kit.js'
-import { localDay } from './event-window.js'
+import { local, localDay } from './event-window.js'
 
 /**
  * Expands an RRULE-like recurrence (decisions.md keys: freq, interval, byday,
@@ -26,7 +26,7 @@ export const Recurrence = Type.Object(
 export type Recurrence = Static<typeof Recurrence>
 
 export const MAX_OCCURRENCES = 1000
-const MAX_PERIODS = 100_000
+const MAX_PERIODS = 100_000 // walked per call, counted from the first useful period
 /** An open-ended window (from without to) expands at most this far. */
 export const OPEN_WINDOW_MS = 366 * 86_400_000
 
@@ -45,12 +45,12 @@ const weekday = (code: string): Weekday => {
 export function untilMs(until: string | undefined): number {
   if (!until) return Infinity
   const day = localDay(until)
-  if (day) return new Date(day.getFullYear(), day.getMonth(), day.getDate() + 1).getTime() - 1
+  if (day) return local(day.getFullYear(), day.getMonth(), day.getDate() + 1).getTime() - 1
   const ms = Date.parse(until)
   return Number.isNaN(ms) ? Infinity : ms
 }
 
-const daysIn = (y: number, m: number) => new Date(y, m + 1, 0).getDate()
+const daysIn = (y: number, m: number) => local(y, m + 1, 0).getDate()
 
 /** Days of one month selected by bymonthday / byday (with ordinals), default the start's day. */
 function monthDays(y: number, m: number, rule: Recurrence, startDay: number): number[] {
@@ -63,12 +63,12 @@ function monthDays(y: number, m: number, rule: Recurrence, startDay: number): nu
     }
     if (rule.byday?.length) {
       const allowed = new Set(rule.byday.map((c) => weekday(c).day))
-      for (const d of [...days]) if (!allowed.has(new Date(y, m, d).getDay())) days.delete(d)
+      for (const d of [...days]) if (!allowed.has(local(y, m, d).getDay())) days.delete(d)
     }
   } else if (rule.byday?.length) {
     for (const { day, nth } of rule.byday.map(weekday)) {
       const matching: number[] = []
-      for (let d = 1; d <= last; d++) if (new Date(y, m, d).getDay() === day) matching.push(d)
+      for (let d = 1; d <= last; d++) if (local(y, m, d).getDay() === day) matching.push(d)
       const picked = nth === null ? matching : [matching[nth > 0 ? nth - 1 : matching.length + nth]]
       for (const d of picked) if (d !== undefined) days.add(d)
     }
@@ -82,7 +82,7 @@ function periodDays(rule: Recurrence, start: Date, p: number, interval: number):
   const inMonths = (list: Date[]) => (rule.bymonth?.length ? list.filter((x) => rule.bymonth?.includes(x.getMonth() + 1)) : list)
   switch (rule.freq) {
     case 'DAILY': {
-      const day = new Date(y, m, d + p * interval)
+      const day = local(y, m, d + p * interval)
       const okDay = !rule.byday?.length || rule.byday.some((c) => weekday(c).day === day.getDay())
       const okMonthDay = !rule.bymonthday?.length || rule.bymonthday.includes(day.getDate())
       return okDay && okMonthDay ? inMonths([day]) : []
@@ -90,17 +90,17 @@ function periodDays(rule: Recurrence, start: Date, p: number, interval: number):
     case 'WEEKLY': {
       const monday = d - ((start.getDay() + 6) % 7) + p * interval * 7
       const days = rule.byday?.length ? rule.byday.map((c) => (weekday(c).day + 6) % 7) : [(start.getDay() + 6) % 7]
-      return inMonths([...new Set(days)].sort((a, b) => a - b).map((offset) => new Date(y, m, monday + offset)))
+      return inMonths([...new Set(days)].sort((a, b) => a - b).map((offset) => local(y, m, monday + offset)))
     }
     case 'MONTHLY': {
-      const first = new Date(y, m + p * interval, 1)
+      const first = local(y, m + p * interval, 1)
       if (rule.bymonth?.length && !rule.bymonth.includes(first.getMonth() + 1)) return []
-      return monthDays(first.getFullYear(), first.getMonth(), rule, d).map((day) => new Date(first.getFullYear(), first.getMonth(), day))
+      return monthDays(first.getFullYear(), first.getMonth(), rule, d).map((day) => local(first.getFullYear(), first.getMonth(), day))
     }
     case 'YEARLY': {
       const year = y + p * interval
       const months = rule.bymonth?.length ? [...rule.bymonth].sort((a, b) => a - b).map((x) => x - 1) : rule.byday?.length && !rule.bymonthday?.length ? [...Array(12).keys()] : [m]
-      return months.flatMap((mo) => monthDays(year, mo, rule, d).map((day) => new Date(year, mo, day)))
+      return months.flatMap((mo) => monthDays(year, mo, rule, d).map((day) => local(year, mo, day)))
     }
   }
 }
@@ -108,10 +108,10 @@ function periodDays(rule: Recurrence, start: Date, p: number, interval: number):
 /** Local midnight at which period `p` begins. */
 function periodStart(freq: Recurrence['freq'], start: Date, p: number, interval: number): number {
   const [y, m, d] = [start.getFullYear(), start.getMonth(), start.getDate()]
-  if (freq === 'DAILY') return new Date(y, m, d + p * interval).getTime()
-  if (freq === 'WEEKLY') return new Date(y, m, d - ((start.getDay() + 6) % 7) + p * interval * 7).getTime()
-  if (freq === 'MONTHLY') return new Date(y, m + p * interval, 1).getTime()
-  return new Date(y + p * interval, 0, 1).getTime()
+  if (freq === 'DAILY') return local(y, m, d + p * interval).getTime()
+  if (freq === 'WEEKLY') return local(y, m, d - ((start.getDay() + 6) % 7) + p * interval * 7).getTime()
+  if (freq === 'MONTHLY') return local(y, m + p * interval, 1).getTime()
+  return local(y + p * interval, 0, 1).getTime()
 }
 
 /** First period worth walking when no `count` forces walking from the start. */
@@ -132,10 +132,11 @@ export function occurrences(rule: Recurrence, startMs: number, from: number | nu
   const time = [start.getHours(), start.getMinutes(), start.getSeconds(), start.getMilliseconds()] as const
   const out: number[] = []
   let seen = 0
-  for (let p = firstPeriod(rule, start, lower, interval); p < MAX_PERIODS; p++) {
+  const first = firstPeriod(rule, start, lower, interval)
+  for (let p = first; p < first + MAX_PERIODS; p++) {
     const days = periodDays(rule, start, p, interval)
     for (const day of days) {
-      const at = new Date(day.getFullYear(), day.getMonth(), day.getDate(), ...time).getTime()
+      const at = local(day.getFullYear(), day.getMonth(), day.getDate(), ...time).getTime()
       if (at < startMs) continue
       if (at > upper || (rule.count && seen >= rule.count)) return out
       seen++

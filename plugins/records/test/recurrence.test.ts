@@ -106,3 +106,22 @@ t.test('expansion is bounded and open windows stop a year out', async (t) => {
   const impossible = occurrences({ freq: 'YEARLY', bymonth: [2], bymonthday: [30] }, start, start, null)
   t.same(impossible, [], 'a rule that never matches ends without hanging')
 })
+
+t.test('old series, years below 100 and impossible dates are handled, never a 500', async (t) => {
+  const { call } = await bench(t)
+  const ancient = (await call('POST', '/events', { title: 'ancient', start_at: '0001-01-01T12:00:00Z', recurrence: { freq: 'DAILY' } })).body.data
+  t.equal(ancient.start_at, '0001-01-01T12:00:00.000Z')
+  const res = await call('GET', '/events?from=2026-11-18&to=2026-11-19')
+  t.same(
+    res.body.data.map((e: Item) => e.start_at.slice(0, 10)),
+    ['2026-11-18', '2026-11-19'],
+    'a daily series begun in year 1 still reaches today',
+  )
+  const year1 = await call('GET', '/events?from=0001-01-01&to=0001-01-03')
+  t.same(year1.body.data.map((e: Item) => e.start_at.slice(0, 10)), ['0001-01-01', '0001-01-02', '0001-01-03'], 'years below 100 are not 19xx')
+  for (const qs of ['from=2026-02-30T10:00:00Z', 'to=2026-04-31', 'offset=99999999999999999999']) {
+    const bad = await call('GET', `/events?${qs}`)
+    t.equal(bad.status, 400, qs)
+    t.equal(bad.body.error.code, 'INVALID_QUERY', qs)
+  }
+})

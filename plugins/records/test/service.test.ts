@@ -60,3 +60,13 @@ t.test('listAll returns every record oldest first, deleted ones on request; crea
   t.same(service.list(userId, 'events', { include_deleted: true }).items.map((e) => e.title), ['B', 'A'])
   t.throws(() => service.create(userId, 'events', { title: 'C' }), { code: 'VALIDATION_ERROR', details: { field: 'start_at', constraint: 'required' } })
 })
+
+t.test('custom-field keys that look like object internals stay plain keys', async (t) => {
+  const { service, userId } = await setup(t)
+  const fields = JSON.parse('{"__proto__": {"polluted": true}, "constructor": "c"}')
+  const note = service.create(userId, 'notes', { content: 'x', custom_fields: fields })
+  t.same(Object.keys(note.custom_fields as object).sort(), ['__proto__', 'constructor'])
+  t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype pollution')
+  const again = service.get(userId, 'notes', note.id)
+  t.same(JSON.parse(JSON.stringify(again.custom_fields)), JSON.parse('{"__proto__": {"polluted": true}, "constructor": "c"}'))
+})
