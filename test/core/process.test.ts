@@ -67,6 +67,49 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
   t.ok(!existsSync(wal) || statSync(wal).size === 0, 'WAL checkpointed: the database was closed cleanly')
 })
 
+t.test('SIGTERM while a write is in flight: the write completes and is on disk', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const port = await freePort()
+  const plugins = new URL('../third-party/', import.meta.url).pathname
+  const proc = start({
+    HEARTH_DATA_DIR: dataDir,
+    HEARTH_PORT: String(port),
+    HEARTH_HOST: '127.0.0.1',
+    HEARTH_DNS_PORT: '0',
+    HEARTH_PLUGINS_DIR: plugins,
+  })
+  t.teardown(() => {
+    try {
+      process.kill(-(proc.child.pid as number), 'SIGKILL')
+    } catch {}
+  })
+  const base = `http://127.0.0.1:${port}/api/v1`
+  let setup: Response | undefined
+  for (let i = 0; i < 100 && !setup; i++) {
+    setup = await fetch(`${base}/auth/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'o@example.test', password: 'long enough pw' }),
+    }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)))
+  }
+  const token = ((await setup?.json()) as { data: { accessToken: string } }).data.accessToken
+  const write = fetch(`${base}/hello/greetings?delay_ms=500`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ text: 'written while stopping' }),
+  })
+  await new Promise((r) => setTimeout(r, 150))
+  process.kill(-(proc.child.pid as number), 'SIGTERM')
+  const res = await write
+  t.equal(res.status, 201, 'the in-flight request was answered')
+  t.equal(await proc.exited, 0)
+  const { default: Database } = await import('better-sqlite3')
+  const db = new Database(join(dataDir, 'hearth.db'), { readonly: true })
+  t.same(db.prepare('SELECT text FROM hello_greetings').all(), [{ text: 'written while stopping' }], 'the write is on disk')
+  db.close()
+})
+
 t.test('a bad configuration value stops the start with one clear line', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))

@@ -36,10 +36,13 @@ export default definePlugin(
       {
         schema: {
           body: Type.Object({ text: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+          // A slow write, so tests can stop the daemon while a request is in flight.
+          querystring: Type.Object({ delay_ms: Type.Integer({ minimum: 0, maximum: 5000, default: 0 }) }),
           response: { 201: Greeting },
         },
       },
       async (req, reply) => {
+        if (req.query.delay_ms) await new Promise((r) => setTimeout(r, req.query.delay_ms))
         const result = insert.run(req.auth.userId, req.body.text, new Date().toISOString())
         reply.code(201)
         return { id: Number(result.lastInsertRowid), text: req.body.text, created_at: new Date().toISOString() }
