@@ -73,6 +73,21 @@ function glue(index: ZoneIndex, records: Rr[]): Rr[] {
 const MAX_CHAIN = 8
 
 /**
+ * For a name without a node: the delegation it falls under (the caller stops
+ * there), or its wildcard's records owned by that name (RFC 4592), or null.
+ */
+function covering(index: ZoneIndex, name: string): NameNode | null {
+  for (let suffix = name; suffix.includes('.');) {
+    suffix = suffix.slice(suffix.indexOf('.') + 1)
+    const encloser = index.node(suffix)
+    if (!encloser) continue
+    if (encloser.cut) return encloser.cut
+    return encloser.wildcard ? { ...encloser.wildcard, name } : null
+  }
+  return null
+}
+
+/**
  * Sections of an authoritative answer at an existing node, or null when it
  * is plain NODATA (the caller answers that from the zone's negative tail).
  */
@@ -89,14 +104,14 @@ export function answerSections(index: ZoneIndex, node: NameNode, qtype: number):
   // Chase the CNAME chain inside the zone (RFC 1034 4.3.2 step 3a).
   const zone = node.zone
   const answers: Rr[] = []
-  const visited = new Set<NameNode>()
+  const visited = new Set<string>()
   let current: NameNode = node
   for (let hop = 0; hop < MAX_CHAIN; hop++) {
-    visited.add(current)
+    visited.add(current.name)
     const cname = named(current, QTYPE.CNAME)[0]
     answers.push(cname)
     const target = cname.domain as string
-    const next = index.node(target)
+    const next = index.node(target) ?? covering(index, target)
     const inZone = target === zone.name || target.endsWith(`.${zone.name}`)
     if (!inZone || (next && (next.zone !== zone || next.cut))) break
     const negative = { aa: true, answers, authorities: [zone.soa], additionals: [] }
@@ -106,7 +121,7 @@ export function answerSections(index: ZoneIndex, node: NameNode, qtype: number):
       answers.push(...found)
       return { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: glue(index, found) }
     }
-    if (!next.rrsets.has(QTYPE.CNAME) || visited.has(next)) return { ...negative, rcode: RCODE.NOERROR }
+    if (!next.rrsets.has(QTYPE.CNAME) || visited.has(next.name)) return { ...negative, rcode: RCODE.NOERROR }
     current = next
   }
   return { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: [] }

@@ -154,6 +154,7 @@ t.test('wildcards synthesise answers for names that do not exist (RFC 4592)', as
       rr('mail.wild.test', 'A', '192.0.2.81'),
       rr('*.svc.wild.test', 'CNAME', 'target.wild.test'),
       rr('a.b.wild.test', 'TXT', 'deep'),
+      rr('alias.wild.test', 'CNAME', 'covered.wild.test'),
     ],
   }
   const { port } = await startServer(t, [zone])
@@ -177,6 +178,12 @@ t.test('wildcards synthesise answers for names that do not exist (RFC 4592)', as
       mx.additional.map((r) => r.data),
       ['192.0.2.81'],
       'glue for the synthesised MX',
+    )
+    const chased = await dig(port, 'alias.wild.test', 'A', tr)
+    t.same(
+      chased.answer.map((r) => `${r.name} ${r.type} ${r.data}`),
+      ['alias.wild.test. CNAME covered.wild.test.', 'covered.wild.test. A 192.0.2.80'],
+      'CNAME target covered by the wildcard is chased',
     )
     const nodata = await dig(port, 'host.wild.test', 'AAAA', tr)
     t.equal(nodata.status, 'NOERROR', 'wildcard without the type → NODATA')
