@@ -3,7 +3,7 @@ import { addUser, apiKey, auth, build, owner, recordEvents } from '../../../test
 
 t.test('authoritative zones: create, list, get, duplicate, delete with cascade', async (t) => {
   const app = await build(t)
-  const { token } = await owner(app)
+  const { token, userId } = await owner(app)
   const events = recordEvents(app, 'dns.*')
   const create = (zone: string, extra: object = {}) =>
     app.inject({ method: 'POST', url: '/api/v1/dns/zones', headers: auth(token), payload: { zone, mode: 'authoritative', ...extra } })
@@ -49,7 +49,10 @@ t.test('authoritative zones: create, list, get, duplicate, delete with cascade',
   const left = app.hearth.db.prepare('SELECT COUNT(*) AS n FROM dns_records WHERE zone_id = ?').get(zone.id) as { n: number }
   t.equal(left.n, 0, 'records cascaded')
   t.same(events.map((e) => e.type), ['dns.zone.created', 'dns.zone.deleted'])
-  t.equal(events[0]?.userId, zone && events[0]?.userId)
+  t.match(events, [
+    { userId, id: zone.id, data: { zone: 'example.com', records_count: 2 } },
+    { userId, id: zone.id, data: { id: zone.id, zone: 'example.com' } },
+  ])
 })
 
 t.test('API keys: agent keys read DNS, sync keys do not reach it', async (t) => {
