@@ -43,9 +43,9 @@ export function parseDig(raw: string): DigResult {
   return result
 }
 
-/** Runs the real dig against 127.0.0.1:port; `extra` e.g. ['+tcp'], ['+noedns']. */
-export function dig(port: number, name: string, type: string, extra: string[] = []): Promise<DigResult> {
-  const args = ['@127.0.0.1', '-p', String(port), name, type, '+norec', '+time=2', '+tries=1', ...extra]
+/** Runs the real dig against server:port (default 127.0.0.1); `extra` e.g. ['+tcp'], ['+noedns']. */
+export function dig(port: number, name: string, type: string, extra: string[] = [], server = '127.0.0.1'): Promise<DigResult> {
+  const args = [`@${server}`, '-p', String(port), name, type, '+norec', '+time=2', '+tries=1', ...extra]
   return new Promise((resolve, reject) => {
     execFile('dig', args, { timeout: 10_000 }, (err, stdout) => {
       if (err && !stdout) return reject(err)

@@ -95,3 +95,22 @@ t.test('start is idempotent, stop frees the port, status counts', async (t) => {
   t.same([res.udp, res.tcp], [true, true], 'port free again after stop')
   await again.stop()
 })
+
+t.test("host '::' serves IPv4 and IPv6 clients on one port", async (t) => {
+  const server = createDnsServer({ host: '::', port: 0, log: memoryLog() })
+  const started = await server.start()
+  t.teardown(() => server.stop())
+  if (!started.udp) {
+    console.log(`# dual-stack test skipped: ${started.error}`)
+    return t.pass(`skipped: no IPv6 here (${started.error})`)
+  }
+  server.setZones([exampleZone()])
+  for (const [address, tr] of [
+    ['127.0.0.1', []],
+    ['::1', []],
+    ['::1', ['+tcp']],
+  ] as const) {
+    const res = await dig(started.port, 'www.example.test', 'A', [...tr], address)
+    t.equal(res.answer[0]?.data, '192.0.2.10', `via ${address} ${tr.join('') || 'udp'}`)
+  }
+})
