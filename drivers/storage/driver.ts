@@ -1,4 +1,4 @@
-import type { DriverInstance } from '../../core/hal/driver.js'
+import type { DriverInstance } from '../../core/plugin-api.js'
 
 /**
  * The storage kind of the HAL: what every storage driver offers, and what a

@@ -1,6 +1,4 @@
-import { HttpError, type RunResult, ToolMissingError } from '../../core/plugin-api.js'
-import type { DriverContext } from '../../core/hal/driver.js'
-import type { RunOptions } from '../../core/hal/command.js'
+import { type DriverContext, HttpError, type RunOptions, type RunResult, ToolMissingError } from '../../core/plugin-api.js'
 
 /**
  * Runs one OS tool for a storage driver and turns every way it can fail into

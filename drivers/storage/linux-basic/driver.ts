@@ -1,6 +1,5 @@
 import { statfs } from 'node:fs/promises'
-import type { DriverContext } from '../../../core/hal/driver.js'
-import { HttpError } from '../../../core/plugin-api.js'
+import { type DriverContext, HttpError } from '../../../core/plugin-api.js'
 import type { Disk, SmartRecord, StorageDriver, Volume } from '../driver.js'
 import { firstLine, runOk, runTool } from '../tools.js'
 import { disksFromLsblk, LSBLK_ARGS, type LsblkNode, parseLsblk } from './lsblk.js'

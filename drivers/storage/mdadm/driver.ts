@@ -1,5 +1,4 @@
-import type { DriverContext } from '../../../core/hal/driver.js'
-import { HttpError } from '../../../core/plugin-api.js'
+import { type DriverContext, HttpError } from '../../../core/plugin-api.js'
 import { type CreatePoolInput, MIN_DISKS, type Pool, type StorageDriver } from '../driver.js'
 import { createLinuxBasic } from '../linux-basic/driver.js'
 import { devicePath, diskIdOf, diskIdsByKname, inUseReason, isPhysicalDisk, knameOf } from '../linux-basic/lsblk.js'

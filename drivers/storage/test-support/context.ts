@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { DriverContext } from '../../../core/hal/driver.js'
+import type { DriverContext } from '../../../core/plugin-api.js'
 import { type ReplyTable, replayRunner, type ReplayRunner, TOOL_VERSIONS } from './replay.js'
 
 /** A logger that drops everything: driver tests assert results, not log lines. */

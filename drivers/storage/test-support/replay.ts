@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { CommandRunner, RunResult } from '../../../core/hal/command.js'
-import { ToolMissingError } from '../../../core/hal/command.js'
+import { type CommandRunner, type RunResult, ToolMissingError } from '../../../core/plugin-api.js'
 
 /**
  * A CommandRunner that replays captured output of the real tools, keyed by

@@ -1,7 +1,6 @@
 import { Value } from '@sinclair/typebox/value'
 import t, { type Test } from 'tap'
-import type { DriverContext, DriverModule } from '../../../core/hal/driver.js'
-import { runCommand } from '../../../core/hal/command.js'
+import { type DriverContext, type DriverModule, runCommand } from '../../../core/plugin-api.js'
 import { Disk, Pool, SmartRecord, Volume } from '../../../plugins/storage/schemas.js'
 import { sourcePath } from '../../../test/paths.js'
 import type { StorageDriver } from '../driver.js'

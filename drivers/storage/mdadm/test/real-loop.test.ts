@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { runCommand } from '../../../../core/hal/command.js'
+import { runCommand } from '../../../../core/plugin-api.js'
 import { silentLog } from '../../test-support/context.js'
 import mdadm from '../index.js'
 
