@@ -24,15 +24,13 @@
  * build one with createRecordsService({ db, events, now }).
  */
 import { randomUUID } from 'node:crypto'
-import { type TSchema, Type } from '@sinclair/typebox'
 import type Database from 'better-sqlite3'
-import { type EventBus, HttpError, Timestamp } from '../../core/plugin-api.js'
+import { type EventBus, HttpError } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
+import { type Engine, engineFor } from './engine/engine.js'
+import type { Page } from './engine/list.js'
 import { ListCache } from './engine/list-cache.js'
-import { type Page, RecordLister } from './engine/list.js'
-import { RecordStore } from './engine/store.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
-import { type Check, compileCheck } from './engine/validate.js'
 import { resources } from './resources/index.js'
 
 export type ResourceName = keyof typeof resources
@@ -65,34 +63,6 @@ export interface ServiceDeps {
   now: () => number
   /** Keep recent list pages (default true); the bench turns it off to time the queries themselves. */
   listCache?: boolean
-}
-
-interface Engine {
-  def: ResourceDefinition
-  store: RecordStore
-  lister: RecordLister
-  checkCreate: Check
-  checkPatch: Check
-  checkCustom: Check
-  checkExtras: Check
-  extraKeys: string[]
-}
-
-const Source = Type.String({ minLength: 1, maxLength: 64 })
-
-function engineFor(db: Database.Database, def: ResourceDefinition): Engine {
-  const store = new RecordStore(db, def)
-  const extras: Record<string, TSchema> = { source: Source, created_at: Timestamp, updated_at: Timestamp, ...def.importExtras }
-  return {
-    def,
-    store,
-    lister: new RecordLister(db, def, store),
-    checkCreate: compileCheck(def.schemas.create),
-    checkPatch: compileCheck(def.schemas.patch),
-    checkCustom: compileCheck(Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Unknown())),
-    checkExtras: compileCheck(Type.Partial(Type.Object(extras, { additionalProperties: false }))),
-    extraKeys: Object.keys(extras),
-  }
 }
 
 export function createRecordsService({ db, events, now, listCache = true }: ServiceDeps): RecordsService {
