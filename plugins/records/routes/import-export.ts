@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { HttpError, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
+import { type EventBus, HttpError, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
 import { codecs, FileFormatError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
 import type { RecordsService, ResourceName } from '../service.js'
@@ -28,7 +28,16 @@ const exportQuery = (resource: ResourceName) =>
     ...(resource === 'contacts' ? { version: Type.Optional(Type.Union([Type.Literal('4.0'), Type.Literal('3.0')])) } : {}),
   })
 
-export async function importExportRoutes(app: PluginInstance, { service, now = Date.now }: { service: RecordsService; now?: () => number }) {
+/** ids listed in an `<record>.imported` event at most: one realtime message must stay far below a client's buffer. */
+export const MAX_EVENT_IDS = 1000
+
+export interface ImportExportDeps {
+  service: RecordsService
+  events: Pick<EventBus, 'emit'>
+  now?: () => number
+}
+
+export async function importExportRoutes(app: PluginInstance, { service, events, now = Date.now }: ImportExportDeps) {
   // Multipart parsing stays inside this scope: the JSON routes keep refusing other content types.
   await app.register(async (scope: PluginInstance) => {
     await scope.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } })
@@ -57,12 +66,18 @@ export async function importExportRoutes(app: PluginInstance, { service, now = D
           if (err instanceof FileFormatError) throw new HttpError('VALIDATION_ERROR', err.message, { field: 'file', constraint: 'format' })
           throw err
         }
-        const result = service.importMany(
-          request.auth.userId as string,
-          resource,
-          parsed.entries.map((e) => e.record),
-          { source: request.svcSource ?? 'import' },
-        )
+        const userId = request.auth.userId as string
+        // One summary event instead of a created event per record: a 20,000-contact import
+        // must not burst 20 MB at every realtime client (each would overflow its buffer and be dropped).
+        const result = service.importMany(userId, resource, parsed.entries.map((e) => e.record), { source: request.svcSource ?? 'import', emit: false })
+        if (result.created.length > 0) {
+          const ids = result.created.map((r) => r.id)
+          events.emit(`${service.definition(resource).singular}.imported`, {
+            userId,
+            at: new Date(now()).toISOString(),
+            data: { count: ids.length, ids: ids.slice(0, MAX_EVENT_IDS), ids_truncated: ids.length > MAX_EVENT_IDS },
+          })
+        }
         const rejected = result.failed.map(({ index, error }): ParseFailure & { details?: object } => {
           const { index: at, line, file } = parsed.entries[index]
           return { index: at, ...(line ? { line } : {}), ...(file ? { file } : {}), error: error.message, ...(error.details ? { details: error.details } : {}) }
