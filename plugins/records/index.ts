@@ -26,7 +26,7 @@ export default definePlugin(
     const service = createRecordsService({ db: api.db, events: api.events, now: api.now })
     await recordRoutes(app, { service })
     await noteArchiveRoutes(app, { service })
-    await importExportRoutes(app, { service, now: api.now })
+    await importExportRoutes(app, { service, events: api.events, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.
     const purge = () => {
