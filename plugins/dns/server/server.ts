@@ -67,13 +67,13 @@ class AuthoritativeServer implements DnsServer {
   }
 
   get status(): DnsServerStatus {
-    const { udp, tcp } = { udp: this.udp !== null, tcp: this.tcp !== null }
-    const { host } = this.opts
+    const udp = this.udp !== null
+    const tcp = this.tcp !== null
     return {
       running: udp || tcp,
       udp,
       tcp,
-      host,
+      host: this.opts.host,
       port: this.port,
       error: this.error,
       zones: this.index.zones.size,
