@@ -6,6 +6,8 @@
  * Names: fully-qualified, lower-case, WITHOUT trailing dot ("www.example.com").
  * The apex record of a zone has name === zone name. Names are matched
  * case-insensitively; the server lower-cases whatever it is given anyway.
+ * A first label '*' is a wildcard (RFC 4592): "*.dev.example.com" answers
+ * for every name below dev.example.com that has no records of its own.
  *
  * `content` format per type (same strings the HTTP API stores):
  *   A      IPv4 text               "192.0.2.10"
