@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { type EventBus, HttpError, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
 import { codecs, FileFormatError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
-import type { RecordsService, ResourceName } from '../service.js'
+import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
 
 /**
  * GET /{notes,contacts,events}/export and POST /{...}/import (multipart):
@@ -67,22 +67,15 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
           throw err
         }
         const userId = request.auth.userId as string
-        // One summary event instead of a created event per record: a 20,000-contact import
-        // must not burst 20 MB at every realtime client (each would overflow its buffer and be dropped).
         const result = service.importMany(userId, resource, parsed.entries.map((e) => e.record), { source: request.svcSource ?? 'import', emit: false })
-        if (result.created.length > 0) {
-          const ids = result.created.map((r) => r.id)
-          events.emit(`${service.definition(resource).singular}.imported`, {
-            userId,
-            at: new Date(now()).toISOString(),
-            data: { count: ids.length, ids: ids.slice(0, MAX_EVENT_IDS), ids_truncated: ids.length > MAX_EVENT_IDS },
-          })
+        const ids = result.created.map((r) => r.id)
+        if (ids.length > 0) {
+          // One summary event instead of a created event per record: a 20,000-contact import
+          // must not burst 20 MB at every realtime client (each would overflow its buffer and be dropped).
+          const data = { count: ids.length, ids: ids.slice(0, MAX_EVENT_IDS), ids_truncated: ids.length > MAX_EVENT_IDS }
+          events.emit(`${service.definition(resource).singular}.imported`, { userId, at: new Date(now()).toISOString(), data })
         }
-        const rejected = result.failed.map(({ index, error }): ParseFailure & { details?: object } => {
-          const { index: at, line, file } = parsed.entries[index]
-          return { index: at, ...(line ? { line } : {}), ...(file ? { file } : {}), error: error.message, ...(error.details ? { details: error.details } : {}) }
-        })
-        return { imported: result.created.length, ids: result.created.map((r) => r.id), failed: [...parsed.failed, ...rejected].sort(byPosition) }
+        return { imported: ids.length, ids, failed: failures(parsed, result.failed) }
       })
     }
   })
@@ -101,6 +94,15 @@ async function readUpload(request: FastifyRequest): Promise<{ bytes: Buffer; fil
     }
     throw err
   }
+}
+
+/** Parse failures and the entries the service refused, located in the file, in file order. */
+function failures(parsed: ParseResult<unknown>, refused: ImportOutcome['failed']): Array<ParseFailure & { details?: object }> {
+  const rejected = refused.map(({ index, error }) => {
+    const { index: at, line, file } = parsed.entries[index]
+    return { index: at, ...(line ? { line } : {}), ...(file ? { file } : {}), error: error.message, ...(error.details ? { details: error.details } : {}) }
+  })
+  return [...parsed.failed, ...rejected].sort(byPosition)
 }
 
 /** Report order: entries by index, stray lines (no index) by line. */
