@@ -28,8 +28,8 @@ import type Database from 'better-sqlite3'
 import { type EventBus, HttpError } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
+import { CountCache } from './engine/count-cache.js'
 import type { Page } from './engine/list.js'
-import { ListCache } from './engine/list-cache.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
 import { resources } from './resources/index.js'
 
@@ -61,24 +61,26 @@ export interface ServiceDeps {
   db: Database.Database
   events: Pick<EventBus, 'emit'>
   now: () => number
-  /** Keep recent list pages (default true); the bench turns it off to time the queries themselves. */
+  /** Keep recent list totals (default true); the bench turns it off to time the queries themselves. */
   listCache?: boolean
 }
 
 export function createRecordsService({ db, events, now, listCache = true }: ServiceDeps): RecordsService {
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
-  const engines = Object.fromEntries(Object.entries(resources).map(([name, def]) => [name, engineFor(db, def)])) as Record<ResourceName, Engine>
+  const counts = new CountCache(db, now)
+  const engines = Object.fromEntries(
+    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? counts : null)]),
+  ) as Record<ResourceName, Engine>
   const engine = (resource: ResourceName): Engine => {
     const e = engines[resource]
     if (!e) throw new HttpError('NOT_FOUND', `Unknown resource ${resource}`)
     return e
   }
   const iso = () => new Date(now()).toISOString()
-  const pages = new ListCache<Page>(db, now)
-  // Every change goes through here: the user's cached pages go stale at once.
+  // Every change goes through here: the user's cached totals go stale at once.
   const emit = (e: Engine, action: string, userId: string, id: string, data: unknown) => {
-    pages.bump(userId)
+    counts.bump(userId)
     events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
   }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
@@ -145,7 +147,7 @@ export function createRecordsService({ db, events, now, listCache = true }: Serv
       db.transaction(() => {
         for (const record of result.created) e.store.insert(userId, record)
       })()
-      pages.bump(userId)
+      counts.bump(userId)
       if (opts.emit !== false) for (const r of result.created) emit(e, 'created', userId, r.id, r)
       return result
     },
@@ -159,10 +161,7 @@ export function createRecordsService({ db, events, now, listCache = true }: Serv
 
     list(userId, resource, query) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
-      const { lister } = engine(resource)
-      const ctx = { now: now() }
-      const key = listCache ? lister.cacheKey(q, ctx) : null
-      return pages.through(userId, key === null ? null : `${resource}:${key}`, () => lister.list(userId, q, ctx))
+      return engine(resource).lister.list(userId, q, { now: now() })
     },
 
     listAll(userId, resource, opts = {}) {

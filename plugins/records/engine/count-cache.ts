@@ -1,14 +1,16 @@
 import type Database from 'better-sqlite3'
 
 /**
- * Recent list pages per user, so repeated listings (a UI polling, an agent
- * paging back and forth) skip the count over a large table. Never stale:
+ * Recent list totals per user, so repeated listings (a UI polling, an agent
+ * paging back and forth) skip counting over a large table; the page rows
+ * themselves are always read fresh (cheap, and no record bodies are held
+ * in memory). Never stale:
  * every write through the service bumps the user's generation, and SQLite's
  * `data_version` changes when another connection (the CLI, a bench seeder)
  * commits, which empties the whole cache.
  */
-export class ListCache<V> {
-  private readonly entries = new Map<string, { value: V; generation: number; expires: number }>()
+export class CountCache {
+  private readonly entries = new Map<string, { value: number; generation: number; expires: number }>()
   private readonly generations = new Map<string, number>()
   private readonly dataVersion: Database.Statement
   private seenVersion: number
@@ -16,7 +18,7 @@ export class ListCache<V> {
   constructor(
     db: Database.Database,
     private readonly now: () => number,
-    private readonly opts = { maxEntries: 500, ttlMs: 60_000 },
+    private readonly opts = { maxEntries: 2000, ttlMs: 60_000 },
   ) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck()
     this.seenVersion = this.dataVersion.get() as number
@@ -28,7 +30,7 @@ export class ListCache<V> {
   }
 
   /** The cached value for `key`, or `compute()` stored under it; a null key is never cached. */
-  through(userId: string, key: string | null, compute: () => V): V {
+  through(userId: string, key: string | null, compute: () => number): number {
     if (key === null) return compute()
     const version = this.dataVersion.get() as number
     if (version !== this.seenVersion) {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import type { CountCache } from './count-cache.js'
 import { ftsQuery } from './fts.js'
 import type { RecordStore, Row } from './store.js'
 import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
@@ -32,6 +33,8 @@ export class RecordLister {
     private readonly db: Database.Database,
     private readonly def: ResourceDefinition,
     private readonly store: RecordStore,
+    /** Null: count every time (the bench times the queries themselves). */
+    private readonly counts: CountCache | null,
   ) {}
 
   private prepare(sql: string): Database.Statement {
@@ -68,11 +71,6 @@ export class RecordLister {
     return `ORDER BY ${col} ${dir}${nulls}, t.seq ${dir}`
   }
 
-  /** What identifies a list's result for the cache; null when it depends on the clock (date windows). */
-  cacheKey(q: ListQuery, ctx: ListContext): string | null {
-    return this.def.expansion?.window(q, ctx) ? null : JSON.stringify(q)
-  }
-
   list(userId: string, q: ListQuery, ctx: ListContext): Page {
     const where = this.clauses(userId, q, ctx)
     const search = q.search?.trim()
@@ -84,7 +82,9 @@ export class RecordLister {
       const all = [...where, ...extra]
       const from = match ? `(SELECT rowid AS fts_rowid FROM ${table} WHERE ${table} MATCH ?) f JOIN ${this.def.name} t ON t.seq = f.fts_rowid` : `${this.def.name} t`
       const sql = `SELECT count(*) AS n FROM ${from} WHERE ${all.map((c) => c.sql).join(' AND ')}`
-      return (this.prepare(sql).get(...(match ? [match] : []), ...all.flatMap((c) => c.params)) as { n: number }).n
+      const params = [...(match ? [match] : []), ...all.flatMap((c) => c.params)]
+      const run = () => (this.prepare(sql).get(...params) as { n: number }).n
+      return this.counts ? this.counts.through(userId, `${sql}\u0000${JSON.stringify(params)}`, run) : run()
     }
     // Ranking sorts every match by bm25; past RANK_LIMIT matches (a very common word) the
     // default order serves instead, walking its index (documented in README.md).

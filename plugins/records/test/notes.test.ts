@@ -239,3 +239,28 @@ t.test('tag filter is exact, also for tags holding quotes, backslashes, commas a
   t.same((await call('GET', '/notes?tag=say')).body.data.map((n: { id: string }) => n.id), [near.id], 'no partial match')
   t.same((await call('POST', '/notes', { content: 'z', tags: ['dup', 'dup'] })).body.data.tags, ['dup'], 'tags are kept once')
 })
+
+t.test('totals follow every write at once (counts are cached between writes)', async (t) => {
+  const { call } = await bench(t)
+  const total = async (qs = '') => (await call('GET', `/notes?limit=1${qs}`)).body.meta.total
+  const a = (await call('POST', '/notes', { content: 'a' })).body.data
+  await call('POST', '/notes', { content: 'b' })
+  t.equal(await total(), 2)
+  t.equal(await total(), 2, 'same answer from the cache')
+  await call('POST', '/notes', { content: 'c' })
+  t.equal(await total(), 3, 'create')
+  await call('POST', `/notes/${a.id}/archive`)
+  t.equal(await total(), 2, 'archive')
+  t.equal(await total('&archived=true'), 1)
+  await call('POST', `/notes/${a.id}/unarchive`)
+  await call('DELETE', `/notes/${a.id}`)
+  t.equal(await total(), 2, 'soft delete')
+  t.equal(await total('&only_deleted=true'), 1)
+  await call('POST', `/notes/${a.id}/restore`)
+  t.equal(await total(), 3, 'restore')
+  await call('PATCH', `/notes/${a.id}`, { tags: ['x'] })
+  t.equal(await total('&tag=x'), 1, 'patch')
+  await call('DELETE', `/notes/${a.id}?permanent=true`)
+  t.equal(await total(), 2, 'permanent delete')
+  t.equal(await total('&tag=x'), 0)
+})
