@@ -125,7 +125,7 @@ t.test('a client that never reads is dropped on overflow and never slows writers
   await healthy.next((m) => m.id === lastId, 10_000)
   t.equal(healthy.of('note.created').length, total, 'the healthy client got every event')
   t.equal(await clientsConnected(app), '1 clients connected', 'the stuck client was dropped')
-  t.ok(writerMs < 20_000, `writes never waited for the stuck reader (${writerMs} ms for ${total} writes)`)
+  t.ok(writerMs < 30_000, `writes never waited for the stuck reader (${writerMs} ms for ${total} writes)`)
 
   ;(stuck.ws as unknown as { _socket: { resume(): void } })._socket.resume()
   await stuck.closed()
@@ -134,12 +134,13 @@ t.test('a client that never reads is dropped on overflow and never slows writers
 })
 
 t.test('heartbeat: a client that stops answering pings is closed', async (t) => {
-  const { app, url } = await listening(t, { HEARTH_WS_PING_INTERVAL_MS: '50' })
+  // Generous interval: the answering client shares this process, and CI machines are busy.
+  const { app, url } = await listening(t, { HEARTH_WS_PING_INTERVAL_MS: '150' })
   const o = await owner(app)
   const dead = await TestClient.open(url, auth(o.token))
   const live = await TestClient.open(url, auth(o.token))
   ;(dead.ws as unknown as { _socket: { pause(): void } })._socket.pause()
-  await tick(400)
+  await tick(1000)
   t.equal(await clientsConnected(app), '1 clients connected', 'the silent client is gone, the answering one stays')
   t.equal(live.ws.readyState, live.ws.OPEN)
   ;(dead.ws as unknown as { _socket: { resume(): void } })._socket.resume()
@@ -157,7 +158,7 @@ t.test('closing the app closes every client with 1001', async (t) => {
 })
 
 t.test('a socket whose user is disabled is closed with 4401 at the next heartbeat', async (t) => {
-  const { app, url } = await listening(t, { HEARTH_WS_PING_INTERVAL_MS: '50' })
+  const { app, url } = await listening(t, { HEARTH_WS_PING_INTERVAL_MS: '150' })
   const o = await owner(app)
   const user = await addUser(app, o.token)
   const doomed = await TestClient.open(`${url}?token=${user.token}`)
@@ -166,7 +167,7 @@ t.test('a socket whose user is disabled is closed with 4401 at the next heartbea
   const res = await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${user.userId}`, headers: auth(o.token), payload: { disabled: true } })
   t.equal(res.statusCode, 200)
   t.equal(await code, 4401)
-  await tick(150)
+  await tick(400)
   t.equal(kept.ws.readyState, kept.ws.OPEN, 'other sockets stay open')
   kept.close()
 })
