@@ -53,7 +53,12 @@ export function parseJson<T>(provider: string, reply: HttpReply): T {
   try {
     return JSON.parse(reply.text) as T
   } catch {
-    throw new ProviderError(provider, 'bad_response', `${provider} answered HTTP ${reply.status} with a body that is not JSON`, reply.status)
+    throw new ProviderError(
+      provider,
+      'bad_response',
+      `${provider} answered HTTP ${reply.status} with a body that is not JSON`,
+      reply.status,
+    )
   }
 }
 

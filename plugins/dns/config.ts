@@ -19,14 +19,20 @@ export const DnsConfig = Type.Object({
   /** Plain-text IP echo services; the answer of a majority wins. */
   publicIpSources: env(
     'HEARTH_PUBLIC_IP_SOURCES',
-    Type.Array(Type.String({ minLength: 1 }), { minItems: 2, default: ['https://api.ipify.org', 'https://ifconfig.me/ip', 'https://icanhazip.com'] }),
+    Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 2,
+      default: ['https://api.ipify.org', 'https://ifconfig.me/ip', 'https://icanhazip.com'],
+    }),
   ),
   /** GET <url>?port=53&ip=<public ip> → { udp: boolean, tcp: boolean }; empty: not configured. */
   port53CheckerUrl: url('HEARTH_PORT53_CHECKER_URL', ''),
   /** Resolvers asked for a zone's NS (host:port). */
   resolvers: env(
     'HEARTH_DNS_RESOLVERS',
-    Type.Array(Type.String({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s\\[\\]]+)(:\\d{1,5})?$' }), { minItems: 1, default: ['1.1.1.1:53', '8.8.8.8:53'] }),
+    Type.Array(Type.String({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s\\[\\]]+)(:\\d{1,5})?$' }), {
+      minItems: 1,
+      default: ['1.1.1.1:53', '8.8.8.8:53'],
+    }),
   ),
   /** GET <url> → { subdomain, instance_ip, active, expiry }; empty: not configured. */
   serviceSubdomainUrl: url('HEARTH_SERVICE_SUBDOMAIN_URL', ''),

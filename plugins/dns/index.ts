@@ -19,10 +19,20 @@ import { publishAll } from './services/zone-data.js'
  * the plugin; when it cannot bind, HTTP keeps serving and /health says so.
  */
 export default definePlugin(
-  { name: 'dns', version: '1.0.0', apiVersion: '^1.0.0', prefix: '/dns', migrations: new URL('./migrations/', import.meta.url), config: DnsConfig },
+  {
+    name: 'dns',
+    version: '1.0.0',
+    apiVersion: '^1.0.0',
+    prefix: '/dns',
+    migrations: new URL('./migrations/', import.meta.url),
+    config: DnsConfig,
+  },
   async (app, api) => {
     const config = api.config
-    for (const [name, expr] of [['HEARTH_DDNS_CRON', config.ddnsCron], ['HEARTH_DNS_NS_POLL_CRON', config.nsPollCron]] as const) {
+    for (const [name, expr] of [
+      ['HEARTH_DDNS_CRON', config.ddnsCron],
+      ['HEARTH_DNS_NS_POLL_CRON', config.nsPollCron],
+    ] as const) {
       if (!cron.validate(expr)) throw new Error(`${name}=${expr} is not a valid cron expression`)
     }
     api.errors.define(PROVIDER_ERROR, 502, 'The DNS provider failed or refused the request')
@@ -54,7 +64,9 @@ export default definePlugin(
     if (config.port !== 0) {
       const started = await server.start()
       if (started.error) {
-        api.log.error(`${started.error}. HTTP keeps serving; set HEARTH_DNS_PORT to a free port (e.g. 5353), or 0 to disable the DNS server.`)
+        api.log.error(
+          `${started.error}. HTTP keeps serving; set HEARTH_DNS_PORT to a free port (e.g. 5353), or 0 to disable the DNS server.`,
+        )
       }
     }
     api.health.register('dns', (): HealthReport => {

@@ -76,7 +76,13 @@ export const Template = Type.Object({
   description: Type.String(),
   required_variables: Type.Array(Type.String()),
   records: Type.Array(
-    Type.Object({ type: Type.String(), name: Type.String(), content: Type.String(), ttl: Type.Integer(), priority: Nullable(Type.Integer()) }),
+    Type.Object({
+      type: Type.String(),
+      name: Type.String(),
+      content: Type.String(),
+      ttl: Type.Integer(),
+      priority: Nullable(Type.Integer()),
+    }),
   ),
 })
 

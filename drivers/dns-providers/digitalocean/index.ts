@@ -64,7 +64,7 @@ function client(settings: ProviderSettings): DnsProviderDriver {
    */
   const all = async <T>(path: string, key: string): Promise<T[]> => {
     const out: T[] = []
-    for (let page = 1; page < 10_000; ) {
+    for (let page = 1; page < 10_000;) {
       const body = await call<DoPage & Record<string, unknown>>('GET', `${path}?page=${page}&per_page=${PER_PAGE}`)
       const items = body[key]
       if (!Array.isArray(items)) throw new ProviderError(NAME, 'bad_response', `DigitalOcean: ${key} missing from the reply`)

@@ -49,10 +49,24 @@ function client(settings: ProviderSettings): DnsProviderDriver {
   const { api_user, api_key, client_ip } = settings.credentials as Record<string, string>
 
   const call = async (command: string, params: Record<string, string> = {}): Promise<string> => {
-    const form = new URLSearchParams({ ApiUser: api_user, ApiKey: api_key, UserName: api_user, ClientIp: client_ip, Command: command, ...params })
-    const reply = await send(NAME, { method: 'POST', url: settings.baseUrl, form, timeoutMs: settings.timeoutMs, headers: { accept: 'application/xml' } })
+    const form = new URLSearchParams({
+      ApiUser: api_user,
+      ApiKey: api_key,
+      UserName: api_user,
+      ClientIp: client_ip,
+      Command: command,
+      ...params,
+    })
+    const reply = await send(NAME, {
+      method: 'POST',
+      url: settings.baseUrl,
+      form,
+      timeoutMs: settings.timeoutMs,
+      headers: { accept: 'application/xml' },
+    })
     const status = apiStatus(reply.text)
-    if (!status) throw new ProviderError(NAME, 'bad_response', `Namecheap answered HTTP ${reply.status} without an ApiResponse`, reply.status)
+    if (!status)
+      throw new ProviderError(NAME, 'bad_response', `Namecheap answered HTTP ${reply.status} without an ApiResponse`, reply.status)
     if (!status.ok || reply.status >= 400) {
       const first = status.errors[0] ?? { number: '', message: `HTTP ${reply.status}` }
       throw new ProviderError(NAME, errorKind(first.number, first.message), `Namecheap: ${first.message} (${first.number})`, reply.status)
@@ -111,7 +125,8 @@ function client(settings: ProviderSettings): DnsProviderDriver {
   /** After setHosts: the (last) host now holding exactly this record. */
   const locate = async (zone: ProviderZone, record: RecordInput): Promise<ProviderRecord> => {
     const wanted = toHost(record)
-    const same = (h: Host) => h.Name.toLowerCase() === wanted.Name && h.Type === wanted.Type && stripDot(h.Address) === stripDot(wanted.Address)
+    const same = (h: Host) =>
+      h.Name.toLowerCase() === wanted.Name && h.Type === wanted.Type && stripDot(h.Address) === stripDot(wanted.Address)
     const found = (await getHosts(zone)).filter(same).pop()
     if (!found) throw new ProviderError(NAME, 'bad_response', 'Namecheap: the record written is missing from getHosts')
     return fromHost(found) as ProviderRecord
@@ -125,7 +140,9 @@ function client(settings: ProviderSettings): DnsProviderDriver {
       const zones: ProviderZone[] = []
       for (let page = 1; ; page++) {
         const xml = await call('namecheap.domains.getList', { Page: String(page), PageSize: String(PAGE_SIZE) })
-        const names = elements(xml, 'Domain').map((d) => (d.Name ?? '').toLowerCase()).filter(Boolean)
+        const names = elements(xml, 'Domain')
+          .map((d) => (d.Name ?? '').toLowerCase())
+          .filter(Boolean)
         zones.push(...names.map((n) => ({ id: n, name: n })))
         const total = Number(text(xml, 'TotalItems') ?? zones.length)
         if (names.length === 0 || zones.length >= total) return zones
@@ -142,7 +159,10 @@ function client(settings: ProviderSettings): DnsProviderDriver {
     async updateRecord(zone, id, record) {
       const hosts = await getHosts(zone)
       if (!hosts.some((h) => h.HostId === id)) throw new ProviderError(NAME, 'not_found', `Namecheap: host ${id} not found`)
-      await setHosts(zone, hosts.map((h) => (h.HostId === id ? toHost(record) : strip(h))))
+      await setHosts(
+        zone,
+        hosts.map((h) => (h.HostId === id ? toHost(record) : strip(h))),
+      )
       return locate(zone, record)
     },
     async deleteRecord(zone, id) {

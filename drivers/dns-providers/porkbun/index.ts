@@ -41,7 +41,12 @@ function client(settings: ProviderSettings): DnsProviderDriver {
   const auth = { apikey: settings.credentials.apikey, secretapikey: settings.credentials.secretapikey }
 
   const call = async <T extends PbReply>(path: string, body: Record<string, unknown> = {}): Promise<T> => {
-    const reply = await send(NAME, { method: 'POST', url: joinUrl(settings.baseUrl, path), json: { ...auth, ...body }, timeoutMs: settings.timeoutMs })
+    const reply = await send(NAME, {
+      method: 'POST',
+      url: joinUrl(settings.baseUrl, path),
+      json: { ...auth, ...body },
+      timeoutMs: settings.timeoutMs,
+    })
     const parsed = parseJson<T>(NAME, reply)
     if (reply.status >= 400 || parsed.status !== 'SUCCESS') {
       const message = typeof parsed.message === 'string' ? parsed.message : `HTTP ${reply.status}`

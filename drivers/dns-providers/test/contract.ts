@@ -55,7 +55,12 @@ async function rejects(t: Test, p: Promise<unknown>, kind: string, secrets: stri
 }
 
 export function providerContract(t: Test, opts: ContractOptions): void {
-  const seeds: Seed[] = Array.from({ length: opts.seededRecords }, (_, i) => ({ name: `host${i}`, type: 'A', content: `192.0.2.${i % 250}`, ttl: 3600 }))
+  const seeds: Seed[] = Array.from({ length: opts.seededRecords }, (_, i) => ({
+    name: `host${i}`,
+    type: 'A',
+    content: `192.0.2.${i % 250}`,
+    ttl: 3600,
+  }))
   const zones: Record<string, Seed[]> = { [ZONE]: seeds }
   for (let i = 0; i < opts.extraZones; i++) zones[`zone${i}.test`] = []
   const secrets = [...Object.values(opts.credentials), ...Object.values(opts.badCredentials)].filter((s) => s.length >= 6)
@@ -84,7 +89,13 @@ export function providerContract(t: Test, opts: ContractOptions): void {
     const records = await good.listRecords(zone)
     const hosts = records.filter((r) => r.name.startsWith('host'))
     t.equal(hosts.length, opts.seededRecords, 'every seeded record listed across pages')
-    t.same(neutral(hosts.find((r) => r.name === 'host7') as ProviderRecord), { type: 'A', name: 'host7', content: '192.0.2.7', ttl: 3600, priority: null })
+    t.same(neutral(hosts.find((r) => r.name === 'host7') as ProviderRecord), {
+      type: 'A',
+      name: 'host7',
+      content: '192.0.2.7',
+      ttl: 3600,
+      priority: null,
+    })
 
     for (const sample of samples.filter((s) => opts.module.recordTypes.includes(s.type))) {
       const created = await good.createRecord(zone, sample)
@@ -103,7 +114,10 @@ export function providerContract(t: Test, opts: ContractOptions): void {
     t.equal(after.length, records.length + samples.filter((s) => opts.module.recordTypes.includes(s.type)).length, 'update added nothing')
 
     await good.deleteRecord(zone, updated.id)
-    t.notOk((await good.listRecords(zone)).some((r) => r.name === 'www'), 'deleted record gone')
+    t.notOk(
+      (await good.listRecords(zone)).some((r) => r.name === 'www'),
+      'deleted record gone',
+    )
     await rejects(t, good.deleteRecord(zone, '987654321'), 'not_found', secrets, 'delete of an unknown id')
     await rejects(t, good.updateRecord(zone, '987654321', change), 'not_found', secrets, 'update of an unknown id')
     await rejects(t, good.listRecords({ id: 'nope', name: 'absent.example' }), 'not_found', secrets, 'records of an unknown zone')

@@ -36,7 +36,13 @@ export async function startFake(handle: (req: FakeRequest) => FakeReply, basePat
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://local')
       const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname
-      const fake: FakeRequest = { method: req.method ?? 'GET', path, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      const fake: FakeRequest = {
+        method: req.method ?? 'GET',
+        path,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
       requests.push(fake)
       let reply: FakeReply
       try {
@@ -84,7 +90,10 @@ export class FakeZones {
   readonly zones = new Map<string, StoredRecord[]>()
 
   add(zone: string, records: Array<Omit<StoredRecord, 'id'>> = []): void {
-    this.zones.set(zone, records.map((r) => ({ ...r, id: this.id() })))
+    this.zones.set(
+      zone,
+      records.map((r) => ({ ...r, id: this.id() })),
+    )
   }
 
   id(): string {

@@ -7,16 +7,24 @@ import type { DnsServices } from '../services/index.js'
 export async function accountRoutes(app: PluginInstance, s: DnsServices) {
   const user = (req: { auth: { userId: string | null } }) => req.auth.userId as string
 
-  app.get('/provider-accounts', { schema: { tags: ['dns'], response: { 200: ListOf(Account) } }, config: { envelope: 'list' } }, async (req) => {
-    const items = s.accounts.list(user(req))
-    return { items, total: items.length }
-  })
+  app.get(
+    '/provider-accounts',
+    { schema: { tags: ['dns'], response: { 200: ListOf(Account) } }, config: { envelope: 'list' } },
+    async (req) => {
+      const items = s.accounts.list(user(req))
+      return { items, total: items.length }
+    },
+  )
 
-  app.post('/provider-accounts', { schema: { tags: ['dns'], body: AccountBody, response: { 201: Single(Account) } } }, async (req, reply) => {
-    const account = s.accounts.create(user(req), req.body)
-    reply.code(201)
-    return account
-  })
+  app.post(
+    '/provider-accounts',
+    { schema: { tags: ['dns'], body: AccountBody, response: { 201: Single(Account) } } },
+    async (req, reply) => {
+      const account = s.accounts.create(user(req), req.body)
+      reply.code(201)
+      return account
+    },
+  )
 
   app.post(
     '/provider-accounts/:id/test',

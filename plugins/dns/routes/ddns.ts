@@ -40,7 +40,11 @@ export async function ddnsRoutes(app: PluginInstance, s: DnsServices) {
   app.get(
     '/ddns/log',
     {
-      schema: { tags: ['dns'], querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 20 }) }), response: { 200: ListOf(LogEntry) } },
+      schema: {
+        tags: ['dns'],
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 20 }) }),
+        response: { 200: ListOf(LogEntry) },
+      },
       config: { envelope: 'list' },
     },
     async (req) => {

@@ -10,7 +10,12 @@ export async function networkRoutes(app: PluginInstance, s: DnsServices) {
 
   app.get(
     '/network/port53-check',
-    { schema: { tags: ['dns'], response: { 200: Single(Type.Object({ udp: Nullable(Type.Boolean()), tcp: Nullable(Type.Boolean()), checked_at: Timestamp })) } } },
+    {
+      schema: {
+        tags: ['dns'],
+        response: { 200: Single(Type.Object({ udp: Nullable(Type.Boolean()), tcp: Nullable(Type.Boolean()), checked_at: Timestamp })) },
+      },
+    },
     async () => s.diagnostics.port53(),
   )
 
@@ -19,7 +24,15 @@ export async function networkRoutes(app: PluginInstance, s: DnsServices) {
     {
       schema: {
         tags: ['dns'],
-        response: { 200: Single(Type.Object({ type: Type.Union([Type.Literal('static'), Type.Literal('dynamic'), Type.Literal('unknown')]), changes: Type.Integer(), window_days: Type.Integer() })) },
+        response: {
+          200: Single(
+            Type.Object({
+              type: Type.Union([Type.Literal('static'), Type.Literal('dynamic'), Type.Literal('unknown')]),
+              changes: Type.Integer(),
+              window_days: Type.Integer(),
+            }),
+          ),
+        },
       },
     },
     async () => s.ddns.ipType(),
@@ -30,7 +43,16 @@ export async function networkRoutes(app: PluginInstance, s: DnsServices) {
     {
       schema: {
         tags: ['dns'],
-        response: { 200: Single(Type.Object({ subdomain: Nullable(Type.String()), instance_ip: Nullable(Type.String()), active: Type.Boolean(), expiry: Nullable(Type.String()) })) },
+        response: {
+          200: Single(
+            Type.Object({
+              subdomain: Nullable(Type.String()),
+              instance_ip: Nullable(Type.String()),
+              active: Type.Boolean(),
+              expiry: Nullable(Type.String()),
+            }),
+          ),
+        },
       },
     },
     async () => s.diagnostics.serviceSubdomain(),

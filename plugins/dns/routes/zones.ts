@@ -11,7 +11,9 @@ export async function zoneRoutes(app: PluginInstance, s: DnsServices) {
     return { items, total: items.length }
   })
 
-  app.get('/zones/:id', { schema: { tags: ['dns'], params: ZoneParams, response: { 200: Single(Zone) } } }, async (req) => s.zones.get(user(req), req.params.id))
+  app.get('/zones/:id', { schema: { tags: ['dns'], params: ZoneParams, response: { 200: Single(Zone) } } }, async (req) =>
+    s.zones.get(user(req), req.params.id),
+  )
 
   app.post('/zones', { schema: { tags: ['dns'], body: ZoneBody, response: { 201: Single(Zone) } } }, async (req, reply) => {
     const zone = await s.zones.create(user(req), req.body)
@@ -27,12 +29,13 @@ export async function zoneRoutes(app: PluginInstance, s: DnsServices) {
     s.zones.sync(user(req), req.params.id),
   )
 
-  app.patch('/zones/:id/ddns', { schema: { tags: ['dns'], params: ZoneParams, body: DdnsBody, response: { 200: Single(Zone) } } }, async (req) =>
-    s.zones.setDdns(user(req), req.params.id, req.body),
+  app.patch(
+    '/zones/:id/ddns',
+    { schema: { tags: ['dns'], params: ZoneParams, body: DdnsBody, response: { 200: Single(Zone) } } },
+    async (req) => s.zones.setDdns(user(req), req.params.id, req.body),
   )
 
   app.post('/zones/:id/verify-ns', { schema: { tags: ['dns'], params: ZoneParams, response: { 200: Single(NsResult) } } }, async (req) =>
     s.ns.verify(user(req), req.params.id),
   )
 }
-

@@ -51,7 +51,14 @@ export function accountService(ctx: DnsContext) {
       const provider = body.provider.trim().toLowerCase()
       checkCredentials(provider, body.credentials)
       const trimmed = Object.fromEntries(Object.entries(body.credentials).map(([k, v]) => [k, v.trim()]))
-      const row = { id: randomUUID(), user_id: userId, provider, label: body.label.trim(), credentials: ctx.api.secrets.encrypt(JSON.stringify(trimmed)), created_at: ctx.iso() }
+      const row = {
+        id: randomUUID(),
+        user_id: userId,
+        provider,
+        label: body.label.trim(),
+        credentials: ctx.api.secrets.encrypt(JSON.stringify(trimmed)),
+        created_at: ctx.iso(),
+      }
       ctx.accounts.insert(row)
       return viewAccount(find(userId, row.id))
     },

@@ -88,7 +88,14 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
       }
     }
     const error = failures.length ? failures.join('; ') : null
-    ctx.ddns.addLog({ id: randomUUID(), previous_ip: previous, new_ip: ip, detected_at: checked_at, zones_updated: JSON.stringify(updates), error })
+    ctx.ddns.addLog({
+      id: randomUUID(),
+      previous_ip: previous,
+      new_ip: ip,
+      detected_at: checked_at,
+      zones_updated: JSON.stringify(updates),
+      error,
+    })
     if (error) ctx.api.log.warn({ error }, 'ddns: some records could not be updated')
     return { checked_at, ip, previous_ip: previous, changed: true, zones_updated: updates.map(({ user_id: _u, ...z }) => z), error }
   }

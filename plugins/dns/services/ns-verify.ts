@@ -33,7 +33,9 @@ async function askNs(zone: string, resolver: string, timeoutMs: number): Promise
     const resolve = dns2.UDPClient({ dns: host, port, timeout: timeoutMs })
     const answer = await resolve(zone, 'NS')
     const records = [...(answer.answers ?? []), ...(answer.authorities ?? [])] as Array<{ type: number; name: string; ns?: string }>
-    return records.filter((r) => r.type === NS_TYPE && r.name.toLowerCase() === zone && r.ns).map((r) => (r.ns as string).toLowerCase().replace(/\.$/, ''))
+    return records
+      .filter((r) => r.type === NS_TYPE && r.name.toLowerCase() === zone && r.ns)
+      .map((r) => (r.ns as string).toLowerCase().replace(/\.$/, ''))
   } catch {
     return null
   }
@@ -41,7 +43,11 @@ async function askNs(zone: string, resolver: string, timeoutMs: number): Promise
 
 export function nsVerifier(ctx: DnsContext) {
   const check = async (zone: ZoneRow): Promise<NsCheck> => {
-    const expected = ctx.records.list(zone.id).filter((r) => r.type === 'NS' && r.name === '@').map((r) => r.content).sort()
+    const expected = ctx.records
+      .list(zone.id)
+      .filter((r) => r.type === 'NS' && r.name === '@')
+      .map((r) => r.content)
+      .sort()
     const answers = await Promise.all(ctx.config.resolvers.map((r) => askNs(zone.zone, r, ctx.config.outboundTimeoutMs)))
     const found = [...new Set(answers.flatMap((a) => a ?? []))].sort()
     const verified = expected.length > 0 && answers.some((a) => a !== null && expected.every((n) => a.includes(n)))
@@ -69,7 +75,9 @@ export function nsVerifier(ctx: DnsContext) {
     async poll(): Promise<number> {
       const windowMs = ctx.config.nsPollHours * 3600_000
       const expired = (z: ZoneRow) => ctx.api.now() - Date.parse(z.created_at) > windowMs
-      const open = ctx.zones.authoritative().filter((z) => z.propagation_status !== 'verified' && !(z.propagation_status === 'failed' && expired(z)))
+      const open = ctx.zones
+        .authoritative()
+        .filter((z) => z.propagation_status !== 'verified' && !(z.propagation_status === 'failed' && expired(z)))
       let remaining = 0
       for (const zone of open) {
         const result = await check(zone)

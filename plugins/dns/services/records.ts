@@ -33,14 +33,29 @@ export function viewRecord(r: RecordRow, zone: ZoneRow): RecordView {
 
 export function mirrorRows(ctx: DnsContext, zone: Pick<ZoneRow, 'id' | 'user_id'>, records: ProviderRecord[]): RecordRow[] {
   const at = ctx.iso()
-  return records.map((r) => ({ ...r, zone_id: zone.id, user_id: zone.user_id, proxied: r.proxied ? 1 : 0, ddns: 0, created_at: at, updated_at: at }))
+  return records.map((r) => ({
+    ...r,
+    zone_id: zone.id,
+    user_id: zone.user_id,
+    proxied: r.proxied ? 1 : 0,
+    ddns: 0,
+    created_at: at,
+    updated_at: at,
+  }))
 }
 
 /** The spec's CNAME rule and duplicate check against the zone's records (and the batch being added). */
-export function checkConflicts(existing: Array<Pick<RecordRow, 'id' | 'type' | 'name' | 'content'>>, rec: ValidRecord, exceptId?: string): void {
+export function checkConflicts(
+  existing: Array<Pick<RecordRow, 'id' | 'type' | 'name' | 'content'>>,
+  rec: ValidRecord,
+  exceptId?: string,
+): void {
   const same = existing.filter((r) => r.name === rec.name && r.id !== exceptId)
   if (rec.type === 'CNAME' ? same.length > 0 : same.some((r) => r.type === 'CNAME')) {
-    throw new HttpError('UNPROCESSABLE', `A CNAME cannot share the name ${rec.name} with other records`, { field: 'name', constraint: 'cname_exclusive' })
+    throw new HttpError('UNPROCESSABLE', `A CNAME cannot share the name ${rec.name} with other records`, {
+      field: 'name',
+      constraint: 'cname_exclusive',
+    })
   }
   if (same.some((r) => r.type === rec.type && r.content.toLowerCase() === rec.content.toLowerCase())) {
     throw new HttpError('CONFLICT', `The zone already has this ${rec.type} record for ${rec.name}`)
@@ -48,7 +63,8 @@ export function checkConflicts(existing: Array<Pick<RecordRow, 'id' | 'type' | '
 }
 
 export function recordService(ctx: DnsContext, zones: ZoneService) {
-  const emit = <D extends { id: string }>(type: string, userId: string, data: D) => ctx.api.events.emit(`dns.record.${type}`, { userId, id: data.id, data })
+  const emit = <D extends { id: string }>(type: string, userId: string, data: D) =>
+    ctx.api.events.emit(`dns.record.${type}`, { userId, id: data.id, data })
 
   /** Checks what the zone's kind allows beyond the validation table. */
   const admit = (zone: ZoneRow, rec: ValidRecord) => {
@@ -57,8 +73,10 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
       return
     }
     const provider = ctx.accounts.get(zone.user_id, zone.provider_account_id as string)?.provider ?? ''
-    if (rec.proxied && provider !== 'cloudflare') throw new HttpError('UNPROCESSABLE', 'proxied applies to Cloudflare proxy zones only', { field: 'proxied' })
-    if (!providers.get(provider)?.recordTypes.includes(rec.type)) throw new HttpError('UNPROCESSABLE', `${provider} cannot hold ${rec.type} records`, { field: 'type' })
+    if (rec.proxied && provider !== 'cloudflare')
+      throw new HttpError('UNPROCESSABLE', 'proxied applies to Cloudflare proxy zones only', { field: 'proxied' })
+    if (!providers.get(provider)?.recordTypes.includes(rec.type))
+      throw new HttpError('UNPROCESSABLE', `${provider} cannot hold ${rec.type} records`, { field: 'type' })
   }
 
   const existing = (zone: ZoneRow, recordId: string) => {
@@ -73,7 +91,8 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
     const at = ctx.iso()
     const rows: RecordRow[] = []
     if (zone.mode === 'authoritative') {
-      for (const r of recs) rows.push({ ...r, id: randomUUID(), zone_id: zone.id, user_id: userId, proxied: 0, ddns: 0, created_at: at, updated_at: at })
+      for (const r of recs)
+        rows.push({ ...r, id: randomUUID(), zone_id: zone.id, user_id: userId, proxied: 0, ddns: 0, created_at: at, updated_at: at })
       ctx.transaction(() => {
         for (const row of rows) ctx.records.insert(row)
         bumpSerial(ctx, zone)

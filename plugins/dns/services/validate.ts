@@ -13,7 +13,8 @@ const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
 /** Record names and targets also take underscores (_dmarc, _sip._tcp, s1._domainkey...). */
 const NAME_LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/
 
-export const invalid = (field: string, constraint: string, message: string) => new HttpError('VALIDATION_ERROR', message, { field, constraint })
+export const invalid = (field: string, constraint: string, message: string) =>
+  new HttpError('VALIDATION_ERROR', message, { field, constraint })
 
 export function isHostName(value: string): boolean {
   const host = stripDot(value.toLowerCase())

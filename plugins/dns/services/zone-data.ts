@@ -25,7 +25,13 @@ export function fqdn(name: string, zone: string): string {
 }
 
 export function toZoneData(zone: ZoneRow, rows: RecordRow[]): ZoneData {
-  const records: ZoneRecord[] = rows.map((r) => ({ name: fqdn(r.name, zone.zone), type: r.type, ttl: r.ttl, content: r.content, priority: r.priority }))
+  const records: ZoneRecord[] = rows.map((r) => ({
+    name: fqdn(r.name, zone.zone),
+    type: r.type,
+    ttl: r.ttl,
+    content: r.content,
+    priority: r.priority,
+  }))
   return { name: zone.zone, serial: zone.serial, records }
 }
 

@@ -56,7 +56,8 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
     return zone
   }
 
-  const emit = <D extends { id: string }>(type: string, userId: string, data: D) => ctx.api.events.emit(`dns.zone.${type}`, { userId, id: data.id, data })
+  const emit = <D extends { id: string }>(type: string, userId: string, data: D) =>
+    ctx.api.events.emit(`dns.zone.${type}`, { userId, id: data.id, data })
 
   /** The provider zone a proxy zone stands for, and a driver for it. */
   const providerOf = (zone: ZoneRow) => {
@@ -67,9 +68,31 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
 
   const createAuthoritative = (userId: string, name: string): ZoneRow => {
     const at = ctx.iso()
-    const row = { id: randomUUID(), user_id: userId, zone: name, mode: 'authoritative' as const, provider_account_id: null, provider_zone_id: null, serial: nextSerial(ctx, 0), created_at: at, updated_at: at }
-    const nameservers = ctx.config.nameservers.length ? ctx.config.nameservers.map((n) => n.toLowerCase().replace(/\.$/, '')) : [`ns1.${name}`]
-    const base = { zone_id: row.id, user_id: userId, name: '@', ttl: 3600, priority: null, proxied: 0, ddns: 0, created_at: at, updated_at: at }
+    const row = {
+      id: randomUUID(),
+      user_id: userId,
+      zone: name,
+      mode: 'authoritative' as const,
+      provider_account_id: null,
+      provider_zone_id: null,
+      serial: nextSerial(ctx, 0),
+      created_at: at,
+      updated_at: at,
+    }
+    const nameservers = ctx.config.nameservers.length
+      ? ctx.config.nameservers.map((n) => n.toLowerCase().replace(/\.$/, ''))
+      : [`ns1.${name}`]
+    const base = {
+      zone_id: row.id,
+      user_id: userId,
+      name: '@',
+      ttl: 3600,
+      priority: null,
+      proxied: 0,
+      ddns: 0,
+      created_at: at,
+      updated_at: at,
+    }
     ctx.transaction(() => {
       if (ctx.zones.byName(name)) throw new HttpError('CONFLICT', `Zone ${name} already exists`)
       ctx.zones.insert(row)
@@ -78,21 +101,35 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
       // Glue for the default in-zone name server when the public IP is known; marked for DDNS
       // so that enabling DDNS on the zone keeps it current.
       const ip = ctx.ddns.lastGood()?.ip
-      if (!ctx.config.nameservers.length && ip && isIPv4(ip)) ctx.records.insert({ ...base, id: randomUUID(), type: 'A', name: 'ns1', content: ip, ddns: 1 })
+      if (!ctx.config.nameservers.length && ip && isIPv4(ip))
+        ctx.records.insert({ ...base, id: randomUUID(), type: 'A', name: 'ns1', content: ip, ddns: 1 })
     })
     return ctx.zones.byName(name) as ZoneRow
   }
 
   const createProxy = async (userId: string, name: string, accountId: string): Promise<ZoneRow> => {
     const account = ctx.accounts.get(userId, accountId)
-    if (!account) throw new HttpError('UNPROCESSABLE', 'provider_account_id does not name one of your provider accounts', { field: 'provider_account_id' })
+    if (!account)
+      throw new HttpError('UNPROCESSABLE', 'provider_account_id does not name one of your provider accounts', {
+        field: 'provider_account_id',
+      })
     const driver = driverFor(ctx, account)
     const remote = (await viaProvider(() => driver.listZones())).find((z) => z.name === name)
     ctx.accounts.setTested(account.id, true, ctx.iso())
     if (!remote) throw new HttpError('UNPROCESSABLE', `Zone ${name} is not in this ${account.provider} account`)
     const records = await viaProvider(() => driver.listRecords(remote))
     const at = ctx.iso()
-    const row = { id: randomUUID(), user_id: userId, zone: name, mode: 'proxy' as const, provider_account_id: account.id, provider_zone_id: remote.id, serial: 1, created_at: at, updated_at: at }
+    const row = {
+      id: randomUUID(),
+      user_id: userId,
+      zone: name,
+      mode: 'proxy' as const,
+      provider_account_id: account.id,
+      provider_zone_id: remote.id,
+      serial: 1,
+      created_at: at,
+      updated_at: at,
+    }
     ctx.transaction(() => {
       if (ctx.zones.byName(name)) throw new HttpError('CONFLICT', `Zone ${name} already exists`)
       ctx.zones.insert(row)
@@ -110,10 +147,15 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
 
     async create(userId: string, body: { zone: string; mode: 'authoritative' | 'proxy'; provider_account_id?: string }): Promise<ZoneView> {
       const name = normalizeZoneName(body.zone)
-      if (body.mode === 'proxy' && !body.provider_account_id) throw invalid('provider_account_id', 'required', 'provider_account_id is required for proxy zones')
-      if (body.mode === 'authoritative' && body.provider_account_id) throw invalid('provider_account_id', 'not_allowed', 'authoritative zones take no provider account')
+      if (body.mode === 'proxy' && !body.provider_account_id)
+        throw invalid('provider_account_id', 'required', 'provider_account_id is required for proxy zones')
+      if (body.mode === 'authoritative' && body.provider_account_id)
+        throw invalid('provider_account_id', 'not_allowed', 'authoritative zones take no provider account')
       if (ctx.zones.byName(name)) throw new HttpError('CONFLICT', `Zone ${name} already exists`)
-      const row = body.mode === 'authoritative' ? createAuthoritative(userId, name) : await createProxy(userId, name, body.provider_account_id as string)
+      const row =
+        body.mode === 'authoritative'
+          ? createAuthoritative(userId, name)
+          : await createProxy(userId, name, body.provider_account_id as string)
       if (row.mode === 'authoritative') {
         publish(ctx, row)
         await fw.afterCreate()
@@ -152,7 +194,10 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
       const ids = body.ddns_record_ids ?? ctx.records.ddnsRecords(zone.id).map((r) => r.id)
       const rows = ids.map((rid) => ctx.records.get(zone.id, rid))
       const bad = ids.find((rid, i) => !rows[i] || !['A', 'AAAA'].includes((rows[i] as RecordRow).type))
-      if (bad !== undefined) throw new HttpError('UNPROCESSABLE', `ddns_record_ids: ${bad} is not an A or AAAA record of this zone`, { field: 'ddns_record_ids' })
+      if (bad !== undefined)
+        throw new HttpError('UNPROCESSABLE', `ddns_record_ids: ${bad} is not an A or AAAA record of this zone`, {
+          field: 'ddns_record_ids',
+        })
       ctx.transaction(() => {
         ctx.zones.setDdns(zone.id, body.ddns_enabled, ctx.iso())
         ctx.records.setDdns(zone.id, [...new Set(ids)])

@@ -21,7 +21,8 @@ export function recordStore(db: Database.Database) {
   const s = {
     list: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? ORDER BY name, type, content'),
     get: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? AND id = ?'),
-    insert: db.prepare(`INSERT INTO dns_records (zone_id, id, user_id, type, name, content, ttl, priority, proxied, ddns, created_at, updated_at)
+    insert:
+      db.prepare(`INSERT INTO dns_records (zone_id, id, user_id, type, name, content, ttl, priority, proxied, ddns, created_at, updated_at)
       VALUES (@zone_id, @id, @user_id, @type, @name, @content, @ttl, @priority, @proxied, @ddns, @created_at, @updated_at)`),
     update: db.prepare(`UPDATE dns_records SET id = @new_id, type = @type, name = @name, content = @content, ttl = @ttl,
       priority = @priority, proxied = @proxied, updated_at = @updated_at WHERE zone_id = @zone_id AND id = @id`),

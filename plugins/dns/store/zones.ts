@@ -23,7 +23,8 @@ const COUNT = '(SELECT COUNT(*) FROM dns_records r WHERE r.zone_id = z.id) AS re
 
 export function zoneStore(db: Database.Database) {
   const s = {
-    insert: db.prepare(`INSERT INTO dns_zones (id, user_id, zone, mode, provider_account_id, provider_zone_id, serial, created_at, updated_at)
+    insert:
+      db.prepare(`INSERT INTO dns_zones (id, user_id, zone, mode, provider_account_id, provider_zone_id, serial, created_at, updated_at)
       VALUES (@id, @user_id, @zone, @mode, @provider_account_id, @provider_zone_id, @serial, @created_at, @updated_at)`),
     get: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? AND z.id = ?`),
     list: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? ORDER BY z.zone`),
@@ -46,7 +47,8 @@ export function zoneStore(db: Database.Database) {
     remove: (userId: string, id: string) => s.remove.run(userId, id).changes > 0,
     setSerial: (id: string, serial: number, at: string) => s.serial.run(serial, at, id),
     setDdns: (id: string, enabled: boolean, at: string) => s.ddns.run(enabled ? 1 : 0, at, id),
-    setNs: (id: string, status: ZoneRow['propagation_status'], found: string[], at: string) => s.ns.run(status, JSON.stringify(found), at, id),
+    setNs: (id: string, status: ZoneRow['propagation_status'], found: string[], at: string) =>
+      s.ns.run(status, JSON.stringify(found), at, id),
     authoritative: () => s.authoritative.all() as ZoneRow[],
     pending: () => s.pending.all() as ZoneRow[],
     ddnsZones: () => s.ddnsZones.all() as ZoneRow[],

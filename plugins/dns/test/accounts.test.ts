@@ -25,7 +25,11 @@ t.test('credentials are checked per provider', async (t) => {
     const extra = await post({ provider: f.provider, label: 'x', credentials: { ...f.credentials, password: 'p' } })
     t.same(extra.json().error.details, { field: 'credentials.password', constraint: 'unknown' })
   }
-  t.equal((await post({ provider: 'cloudflare', label: 'x', credentials: { api_token: 42 } })).statusCode, 400, 'credential values are strings')
+  t.equal(
+    (await post({ provider: 'cloudflare', label: 'x', credentials: { api_token: 42 } })).statusCode,
+    400,
+    'credential values are strings',
+  )
   t.equal((await post({ provider: 'cloudflare', credentials: { api_token: 'a' } })).json().error.details.field, 'label')
 })
 
@@ -38,7 +42,11 @@ t.test('accounts never show their credentials, not even in the SQLite file', asy
   const bodies: string[] = []
 
   for (const f of fixtures) {
-    const created = await dns.call('POST', '/provider-accounts', { provider: f.provider, label: `My ${f.provider}`, credentials: f.credentials })
+    const created = await dns.call('POST', '/provider-accounts', {
+      provider: f.provider,
+      label: `My ${f.provider}`,
+      credentials: f.credentials,
+    })
     t.equal(created.statusCode, 201, created.body)
     bodies.push(created.body)
     const account = created.json().data
@@ -50,14 +58,25 @@ t.test('accounts never show their credentials, not even in the SQLite file', asy
     t.same(test.json().data, { connected: true }, `${f.provider}: a real call to its local server connects`)
     t.ok(servers[fixtures.indexOf(f)]?.requests.length, 'the provider server was called')
 
-    const bad = (await dns.call('POST', '/provider-accounts', { provider: f.provider, label: 'bad', credentials: f.badCredentials })).json().data
-    t.same((await dns.call('POST', `/provider-accounts/${bad.id}/test`)).json().data, { connected: false }, `${f.provider}: refused credentials → connected false`)
+    const bad = (await dns.call('POST', '/provider-accounts', { provider: f.provider, label: 'bad', credentials: f.badCredentials })).json()
+      .data
+    t.same(
+      (await dns.call('POST', `/provider-accounts/${bad.id}/test`)).json().data,
+      { connected: false },
+      `${f.provider}: refused credentials → connected false`,
+    )
   }
   const list = await dns.call('GET', '/provider-accounts')
   bodies.push(list.body)
   t.equal(list.json().data.length, 8)
-  t.ok(list.json().data.every((a: { last_tested_at: string | null }) => a.last_tested_at), 'tested accounts carry last_tested_at')
-  t.same(list.json().data.map((a: { connected: boolean }) => a.connected), [true, false, true, false, true, false, true, false])
+  t.ok(
+    list.json().data.every((a: { last_tested_at: string | null }) => a.last_tested_at),
+    'tested accounts carry last_tested_at',
+  )
+  t.same(
+    list.json().data.map((a: { connected: boolean }) => a.connected),
+    [true, false, true, false, true, false, true, false],
+  )
 
   for (const body of bodies) for (const secret of allSecrets) t.notOk(body.includes(secret), 'no credential in a response')
   const files = readdirSync(app.dataDir).filter((f) => /\.(db|sqlite|db-wal|db-shm|sqlite-wal|sqlite-shm)$/.test(f) || f.includes('.db'))

@@ -18,6 +18,12 @@ for (const [env, message] of bad) {
 }
 
 t.test('good values start', async (t) => {
-  const app = await build(t, { env: { HEARTH_DNS_RESOLVERS: '[::1]:5353,127.0.0.1', HEARTH_DDNS_CRON: '*/30 * * * * *', HEARTH_DNS_NAMESERVERS: 'ns1.example.net.,ns2.example.net' } })
+  const app = await build(t, {
+    env: {
+      HEARTH_DNS_RESOLVERS: '[::1]:5353,127.0.0.1',
+      HEARTH_DDNS_CRON: '*/30 * * * * *',
+      HEARTH_DNS_NAMESERVERS: 'ns1.example.net.,ns2.example.net',
+    },
+  })
   t.ok(app)
 })

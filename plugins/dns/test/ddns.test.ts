@@ -26,10 +26,18 @@ t.test('DDNS follows the public IP the majority of sources see', async (t) => {
 
   const zone = await dns.zone('home.test')
   const apex = (await dns.record(zone.id, { type: 'A', name: '@', content: '192.0.2.1', ttl: 60 })).json().data
-  const vpn = (await dns.record(zone.id, { type: 'A', name: 'vpn', content: '192.0.2.1', ttl: 60 })).json().data
+  await dns.record(zone.id, { type: 'A', name: 'vpn', content: '192.0.2.1', ttl: 60 })
   const txt = (await dns.record(zone.id, { type: 'TXT', name: '@', content: 'x' })).json().data
-  t.equal((await dns.call('PATCH', `/zones/${zone.id}/ddns`, { ddns_enabled: true, ddns_record_ids: [txt.id] })).statusCode, 422, 'only A/AAAA records can follow the IP')
-  t.equal((await dns.call('PATCH', `/zones/${zone.id}/ddns`, { ddns_enabled: true, ddns_record_ids: ['nope'] })).statusCode, 422, 'unknown record → 422')
+  t.equal(
+    (await dns.call('PATCH', `/zones/${zone.id}/ddns`, { ddns_enabled: true, ddns_record_ids: [txt.id] })).statusCode,
+    422,
+    'only A/AAAA records can follow the IP',
+  )
+  t.equal(
+    (await dns.call('PATCH', `/zones/${zone.id}/ddns`, { ddns_enabled: true, ddns_record_ids: ['nope'] })).statusCode,
+    422,
+    'unknown record → 422',
+  )
   const patched = await dns.call('PATCH', `/zones/${zone.id}/ddns`, { ddns_enabled: true, ddns_record_ids: [apex.id] })
   t.match(patched.json().data, { ddns_enabled: true, ddns_record_ids: [apex.id] })
 
@@ -40,22 +48,33 @@ t.test('DDNS follows the public IP the majority of sources see', async (t) => {
 
   const first = (await dns.call('POST', '/ddns/check-now')).json().data
   t.match(first, { ip: '203.0.113.10', previous_ip: null, changed: true, error: null })
-  t.same(first.zones_updated.map((z: { zone: string; records: string[] }) => [z.zone, z.records]).sort(), [['away.example', [awayHome.id]], ['home.test', [apex.id]]])
+  t.same(first.zones_updated.map((z: { zone: string; records: string[] }) => [z.zone, z.records]).sort(), [
+    ['away.example', [awayHome.id]],
+    ['home.test', [apex.id]],
+  ])
   t.same((await dig(port, 'home.test', 'A')).answers, ['home.test. 60 A 203.0.113.10'], 'dig answers the new IP')
   t.same((await dig(port, 'vpn.home.test', 'A')).answers, ['vpn.home.test. 60 A 192.0.2.1'], 'records not marked stay')
   t.ok(JSON.stringify(porkbun.state.records('away.example')).includes('203.0.113.10'), 'the provider record was rewritten')
-  t.ok(sources.every((s) => s.hits.length === 1), 'every source asked once')
+  t.ok(
+    sources.every((s) => s.hits.length === 1),
+    'every source asked once',
+  )
 
   t.match((await dns.call('POST', '/ddns/check-now')).json().data, { changed: false, ip: '203.0.113.10' }, 'same IP: nothing to do')
   const glued = await dns.zone('glue.test')
-  t.same((await dig(port, 'ns1.glue.test', 'A')).answers, ['ns1.glue.test. 3600 A 203.0.113.10'], 'a new zone gets glue for ns1 at the known IP')
+  t.same(
+    (await dig(port, 'ns1.glue.test', 'A')).answers,
+    ['ns1.glue.test. 3600 A 203.0.113.10'],
+    'a new zone gets glue for ns1 at the known IP',
+  )
   t.match((await dns.call('GET', `/zones/${glued.id}`)).json().data, { ddns_enabled: false, records_count: 3 })
 
   sources[0]?.set('198.51.100.77')
   sources[1]?.set('198.51.100.77')
   const second = (await dns.call('POST', '/ddns/check-now')).json().data
   t.match(second, { ip: '198.51.100.77', previous_ip: '203.0.113.10', changed: true }, 'two of three win')
-  for (const tcp of [false, true]) t.same((await dig(port, 'home.test', 'A', { tcp })).answers, ['home.test. 60 A 198.51.100.77'], 'no stale answer')
+  for (const tcp of [false, true])
+    t.same((await dig(port, 'home.test', 'A', { tcp })).answers, ['home.test. 60 A 198.51.100.77'], 'no stale answer')
 
   sources[1]?.set('192.0.2.99')
   sources[2]?.set('not an ip', 500)
@@ -73,7 +92,10 @@ t.test('DDNS follows the public IP the majority of sources see', async (t) => {
   t.match(status, { enabled: true, current_ip: '198.51.100.77' })
   t.ok(status.last_check_at >= status.last_change_at, 'the failed check is the last check')
   t.ok(status.next_check_at, 'next scheduled check')
-  t.same(status.zones.map((z: { zone: string }) => z.zone), ['away.example', 'home.test'])
+  t.same(
+    status.zones.map((z: { zone: string }) => z.zone),
+    ['away.example', 'home.test'],
+  )
   t.equal(events.filter((e) => e.id === apex.id).length, 2, 'dns.record.updated for each rewrite')
 
   const publicIp = await dns.call('GET', '/network/public-ip')
@@ -122,11 +144,24 @@ t.test('each user sees only their own zones in the DDNS status and log', async (
   const zoneB = await mark(b, 'second.test')
   t.equal((await b.record(zoneA.id, { type: 'A', name: 'x', content: '192.0.2.2' })).statusCode, 404, 'no writing into another user’s zone')
   t.equal((await b.call('PATCH', `/zones/${zoneA.id}/ddns`, { ddns_enabled: false })).statusCode, 404)
-  t.equal((await b.call('POST', '/zones', { zone: 'first.test', mode: 'authoritative' })).statusCode, 409, 'zone names are unique across users')
+  t.equal(
+    (await b.call('POST', '/zones', { zone: 'first.test', mode: 'authoritative' })).statusCode,
+    409,
+    'zone names are unique across users',
+  )
   await a.call('POST', '/ddns/check-now')
   const logA = (await a.call('GET', '/ddns/log')).json().data[0]
   const logB = (await b.call('GET', '/ddns/log')).json().data[0]
-  t.same(logA.zones_updated.map((z: { zone_id: string }) => z.zone_id), [zoneA.id])
-  t.same(logB.zones_updated.map((z: { zone_id: string }) => z.zone_id), [zoneB.id])
-  t.same((await b.call('GET', '/ddns/status')).json().data.zones.map((z: { id: string }) => z.id), [zoneB.id])
+  t.same(
+    logA.zones_updated.map((z: { zone_id: string }) => z.zone_id),
+    [zoneA.id],
+  )
+  t.same(
+    logB.zones_updated.map((z: { zone_id: string }) => z.zone_id),
+    [zoneB.id],
+  )
+  t.same(
+    (await b.call('GET', '/ddns/status')).json().data.zones.map((z: { id: string }) => z.id),
+    [zoneB.id],
+  )
 })

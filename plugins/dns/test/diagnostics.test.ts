@@ -16,7 +16,12 @@ t.test('verify-ns: verified, pending, failed', async (t) => {
   const zone = await dns.zone('delegated.test')
   const res = await dns.call('POST', `/zones/${zone.id}/verify-ns`)
   t.equal(res.statusCode, 200, res.body)
-  t.match(res.json().data, { verified: true, ns_found: ['ns1.delegated.test'], expected_ns: ['ns1.delegated.test'], propagation_status: 'verified' })
+  t.match(res.json().data, {
+    verified: true,
+    ns_found: ['ns1.delegated.test'],
+    expected_ns: ['ns1.delegated.test'],
+    propagation_status: 'verified',
+  })
   t.match((await dns.call('GET', `/zones/${zone.id}`)).json().data, { ns_verified: true, propagation_status: 'verified' })
   t.equal(events.length, 1, 'dns.zone.updated on the status change')
 
@@ -24,7 +29,11 @@ t.test('verify-ns: verified, pending, failed', async (t) => {
   const other = await build(t, { env: { ...env, HEARTH_DNS_RESOLVERS: `127.0.0.1:${port}` }, run: noTools })
   const dns2 = dnsApi(other, (await owner(other)).token)
   const pendingZone = await dns2.zone('elsewhere.test')
-  t.match((await dns2.call('POST', `/zones/${pendingZone.id}/verify-ns`)).json().data, { verified: false, ns_found: [], propagation_status: 'pending' })
+  t.match((await dns2.call('POST', `/zones/${pendingZone.id}/verify-ns`)).json().data, {
+    verified: false,
+    ns_found: [],
+    propagation_status: 'pending',
+  })
 
   // A resolver that never answers: the check fails.
   const lonely = await build(t, { env: { ...env, HEARTH_DNS_RESOLVERS: `127.0.0.1:${dead}` }, run: noTools })
@@ -40,7 +49,10 @@ t.test('port53-check and service-subdomain through configured services', async (
   const ipA = await localService('203.0.113.5')
   const ipB = await localService('203.0.113.5')
   const checker = await localService({ udp: true, tcp: false }, 'application/json')
-  const subdomain = await localService({ subdomain: 'abc.hearth.example', instance_ip: '203.0.113.5', active: true, expiry: '2027-01-01T00:00:00.000Z' }, 'application/json')
+  const subdomain = await localService(
+    { subdomain: 'abc.hearth.example', instance_ip: '203.0.113.5', active: true, expiry: '2027-01-01T00:00:00.000Z' },
+    'application/json',
+  )
   t.teardown(() => Promise.all([ipA, ipB, checker, subdomain].map((s) => s.close())))
   const app = await build(t, {
     env: {
@@ -57,7 +69,12 @@ t.test('port53-check and service-subdomain through configured services', async (
   checker.set('down', 502)
   t.match((await dns.call('GET', '/network/port53-check')).json().data, { udp: null, tcp: null }, 'checker failing → null')
 
-  t.same((await dns.call('GET', '/service-subdomain')).json().data, { subdomain: 'abc.hearth.example', instance_ip: '203.0.113.5', active: true, expiry: '2027-01-01T00:00:00.000Z' })
+  t.same((await dns.call('GET', '/service-subdomain')).json().data, {
+    subdomain: 'abc.hearth.example',
+    instance_ip: '203.0.113.5',
+    active: true,
+    expiry: '2027-01-01T00:00:00.000Z',
+  })
   t.equal(subdomain.hits[0], '/subdomain?instance_ip=203.0.113.5')
   subdomain.set('<html>', 500)
   t.equal((await dns.call('GET', '/service-subdomain')).statusCode, 503, 'endpoint down → 503')
@@ -65,7 +82,11 @@ t.test('port53-check and service-subdomain through configured services', async (
   const bare = await build(t)
   const plain = dnsApi(bare, (await owner(bare)).token)
   t.match((await plain.call('GET', '/network/port53-check')).json().data, { udp: null, tcp: null }, 'no checker configured → null')
-  t.same((await plain.call('GET', '/service-subdomain')).json().data, { subdomain: null, instance_ip: null, active: false, expiry: null }, 'not configured')
+  t.same(
+    (await plain.call('GET', '/service-subdomain')).json().data,
+    { subdomain: null, instance_ip: null, active: false, expiry: null },
+    'not configured',
+  )
 })
 
 t.test('the cron jobs: NS polling verifies a new zone by itself, DDNS checks on schedule', async (t) => {

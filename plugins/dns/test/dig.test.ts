@@ -22,7 +22,14 @@ t.test('records through the API are answered by dig at once', async (t) => {
   t.same(await openPorts(), [], 'nothing opened before the first authoritative zone')
 
   const zone = await dns.zone('example.test')
-  t.same(await openPorts(), [{ port, proto: 'tcp' }, { port, proto: 'udp' }], 'first authoritative zone opened the DNS port')
+  t.same(
+    await openPorts(),
+    [
+      { port, proto: 'tcp' },
+      { port, proto: 'udp' },
+    ],
+    'first authoritative zone opened the DNS port',
+  )
   const health = (await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.dns
   t.equal(health.status, 'ok', 'health: dns ok')
 
@@ -39,7 +46,11 @@ t.test('records through the API are answered by dig at once', async (t) => {
     [{ type: 'CNAME', name: 'blog', content: 'www.example.test', ttl: 300 }, 'CNAME', 'blog.example.test. 300 CNAME www.example.test.'],
     [{ type: 'MX', name: '@', content: 'mail.example.test', priority: 10, ttl: 300 }, 'MX', 'example.test. 300 MX 10 mail.example.test.'],
     [{ type: 'TXT', name: '@', content: 'v=spf1 mx -all', ttl: 300 }, 'TXT', 'example.test. 300 TXT "v=spf1 mx -all"'],
-    [{ type: 'SRV', name: '_sip._tcp', content: '5 5060 sip.example.test', priority: 10, ttl: 300 }, 'SRV', '_sip._tcp.example.test. 300 SRV 10 5 5060 sip.example.test.'],
+    [
+      { type: 'SRV', name: '_sip._tcp', content: '5 5060 sip.example.test', priority: 10, ttl: 300 },
+      'SRV',
+      '_sip._tcp.example.test. 300 SRV 10 5 5060 sip.example.test.',
+    ],
     [{ type: 'CAA', name: '@', content: '0 issue "letsencrypt.org"', ttl: 300 }, 'CAA', 'example.test. 300 CAA 0 issue "letsencrypt.org"'],
     [{ type: 'NS', name: 'lab', content: 'ns1.other.test', ttl: 300 }, 'NS', 'lab.example.test. 300 NS ns1.other.test.'],
   ]
@@ -49,16 +60,24 @@ t.test('records through the API are answered by dig at once', async (t) => {
     const name = line.split(' ')[0] as string
     for (const tcp of [false, true]) {
       const answer = await dig(port, name, type, { tcp })
-      if (type === 'NS' && name.startsWith('lab')) t.ok([...answer.answers, ...answer.authority].includes(line), `${type} ${tcp ? 'TCP' : 'UDP'}: delegation`)
+      if (type === 'NS' && name.startsWith('lab'))
+        t.ok([...answer.answers, ...answer.authority].includes(line), `${type} ${tcp ? 'TCP' : 'UDP'}: delegation`)
       else t.ok(answer.answers.includes(line), `${type} over ${tcp ? 'TCP' : 'UDP'}: ${answer.answers.join(' | ')}`)
     }
   }
   const serial1 = await soaSerial()
   t.ok(serial1 > serial0, 'serial bumped by the changes')
 
-  const www = (await dns.call('GET', `/zones/${zone.id}/records`)).json().data.find((r: { type: string; name: string }) => r.type === 'A' && r.name === 'www')
+  const www = (await dns.call('GET', `/zones/${zone.id}/records`))
+    .json()
+    .data.find((r: { type: string; name: string }) => r.type === 'A' && r.name === 'www')
   await dns.call('PUT', `/zones/${zone.id}/records/${www.id}`, { type: 'A', name: 'www', content: '192.0.2.99', ttl: 60 })
-  for (const tcp of [false, true]) t.same((await dig(port, 'www.example.test', 'A', { tcp })).answers, ['www.example.test. 60 A 192.0.2.99'], `updated, no stale answer (${tcp ? 'TCP' : 'UDP'})`)
+  for (const tcp of [false, true])
+    t.same(
+      (await dig(port, 'www.example.test', 'A', { tcp })).answers,
+      ['www.example.test. 60 A 192.0.2.99'],
+      `updated, no stale answer (${tcp ? 'TCP' : 'UDP'})`,
+    )
   t.ok((await soaSerial()) > serial1, 'serial bumped by the update')
 
   await dns.call('DELETE', `/zones/${zone.id}/records/${www.id}`)
@@ -86,9 +105,17 @@ t.test('a DNS port that cannot be bound: HTTP keeps serving, health says unavail
   t.equal(dnsHealth.status, 'unavailable')
   t.match(dnsHealth.message, /in use/)
   const { token } = await owner(second)
-  t.equal((await dnsApi(second, token).call('POST', '/zones', { zone: 'still.works', mode: 'authoritative' })).statusCode, 201, 'the API still works')
+  t.equal(
+    (await dnsApi(second, token).call('POST', '/zones', { zone: 'still.works', mode: 'authoritative' })).statusCode,
+    201,
+    'the API still works',
+  )
   const disabled = await build(t, { run: noNft })
-  t.equal((await disabled.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.dns.status, 'disabled', 'port 0 → disabled')
+  t.equal(
+    (await disabled.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.dns.status,
+    'disabled',
+    'port 0 → disabled',
+  )
 })
 
 t.test('zones come back from the database after a restart', async (t) => {
@@ -105,7 +132,11 @@ t.test('zones come back from the database after a restart', async (t) => {
   await dns.record(zone.id, { type: 'A', name: 'www', content: '192.0.2.7', ttl: 120 })
   const serial = (await dig(port, 'persist.test', 'SOA')).answers[0]?.split(' ')[5]
   await first.close()
-  t.equal((await dig(port, 'www.persist.test', 'A').catch(() => ({ status: 'DOWN' }))).status !== 'NOERROR', true, 'server stopped with the app')
+  t.equal(
+    (await dig(port, 'www.persist.test', 'A').catch(() => ({ status: 'DOWN' }))).status !== 'NOERROR',
+    true,
+    'server stopped with the app',
+  )
 
   const second = await build(t, { env, run: noNft, dataDir })
   t.same((await dig(port, 'www.persist.test', 'A')).answers, ['www.persist.test. 120 A 192.0.2.7'], 'answered again after restart')

@@ -28,24 +28,60 @@ const table: Record<string, Case[]> = {
     { body: { type: 'MX', name: '@', content: 'mx0.example.com', priority: 0 }, status: 201 },
     { body: { type: 'MX', name: '@', content: 'mx9.example.com', priority: 65535 }, status: 201 },
     { body: { type: 'MX', name: '@', content: 'mx2.example.com' }, status: 400, details: { field: 'priority', constraint: 'required' } },
-    { body: { type: 'MX', name: '@', content: 'mx3.example.com', priority: 65536 }, status: 400, details: { field: 'priority', constraint: 'maximum' } },
-    { body: { type: 'MX', name: '@', content: 'mx4.example.com', priority: -1 }, status: 400, details: { field: 'priority', constraint: 'minimum' } },
-    { body: { type: 'MX', name: '@', content: '10 mx5.example.com', priority: 5 }, status: 400, details: { field: 'content', constraint: 'hostname' } },
+    {
+      body: { type: 'MX', name: '@', content: 'mx3.example.com', priority: 65536 },
+      status: 400,
+      details: { field: 'priority', constraint: 'maximum' },
+    },
+    {
+      body: { type: 'MX', name: '@', content: 'mx4.example.com', priority: -1 },
+      status: 400,
+      details: { field: 'priority', constraint: 'minimum' },
+    },
+    {
+      body: { type: 'MX', name: '@', content: '10 mx5.example.com', priority: 5 },
+      status: 400,
+      details: { field: 'content', constraint: 'hostname' },
+    },
   ],
   SRV: [
     { body: { type: 'SRV', name: '_sip._tcp', content: '5 5060 sip.example.com', priority: 10 }, status: 201 },
-    { body: { type: 'SRV', name: '_xmpp._tcp', content: '5 5222 xmpp.example.com' }, status: 400, details: { field: 'priority', constraint: 'required' } },
-    { body: { type: 'SRV', name: '_x._tcp', content: 'sip.example.com', priority: 1 }, status: 400, details: { field: 'content', constraint: 'srv_format' } },
+    {
+      body: { type: 'SRV', name: '_xmpp._tcp', content: '5 5222 xmpp.example.com' },
+      status: 400,
+      details: { field: 'priority', constraint: 'required' },
+    },
+    {
+      body: { type: 'SRV', name: '_x._tcp', content: 'sip.example.com', priority: 1 },
+      status: 400,
+      details: { field: 'content', constraint: 'srv_format' },
+    },
   ],
   CAA: [
     { body: { type: 'CAA', name: '@', content: '0 issue "letsencrypt.org"' }, status: 201 },
-    { body: { type: 'CAA', name: '@', content: '128 iodef mailto:sec@example.com' }, status: 201, content: '128 iodef "mailto:sec@example.com"' },
-    { body: { type: 'CAA', name: '@', content: 'issue letsencrypt.org' }, status: 400, details: { field: 'content', constraint: 'caa_format' } },
-    { body: { type: 'CAA', name: '@', content: '256 issue "x.org"' }, status: 400, details: { field: 'content', constraint: 'caa_format' } },
+    {
+      body: { type: 'CAA', name: '@', content: '128 iodef mailto:sec@example.com' },
+      status: 201,
+      content: '128 iodef "mailto:sec@example.com"',
+    },
+    {
+      body: { type: 'CAA', name: '@', content: 'issue letsencrypt.org' },
+      status: 400,
+      details: { field: 'content', constraint: 'caa_format' },
+    },
+    {
+      body: { type: 'CAA', name: '@', content: '256 issue "x.org"' },
+      status: 400,
+      details: { field: 'content', constraint: 'caa_format' },
+    },
   ],
   TXT: [
     { body: { type: 'TXT', name: '@', content: 'v=spf1 -all' }, status: 201 },
-    { body: { type: 'TXT', name: 'any', content: '  any content, "quotes", ünïcode; even = signs  ' }, status: 201, content: '  any content, "quotes", ünïcode; even = signs  ' },
+    {
+      body: { type: 'TXT', name: 'any', content: '  any content, "quotes", ünïcode; even = signs  ' },
+      status: 201,
+      content: '  any content, "quotes", ünïcode; even = signs  ',
+    },
   ],
   ttl: [
     { body: { type: 'A', name: 't1', content: '192.0.2.9', ttl: 1 }, status: 201 },
@@ -57,7 +93,11 @@ const table: Record<string, Case[]> = {
   other: [
     { body: { type: 'SPF', name: 'x', content: 'v=spf1' }, status: 400, details: { field: 'type', constraint: 'enum' } },
     { body: { type: 'A', name: 'bad name!', content: '192.0.2.1' }, status: 400, details: { field: 'name', constraint: 'hostname' } },
-    { body: { type: 'A', name: 'p', content: '192.0.2.1', priority: 3 }, status: 400, details: { field: 'priority', constraint: 'not_allowed' } },
+    {
+      body: { type: 'A', name: 'p', content: '192.0.2.1', priority: 3 },
+      status: 400,
+      details: { field: 'priority', constraint: 'not_allowed' },
+    },
     { body: { type: 'A', name: 'q', content: '192.0.2.1', proxied: true }, status: 422 },
     { body: { type: 'A', content: '192.0.2.1' }, status: 400, details: { field: 'name', constraint: 'required' } },
     { body: { type: 'A', name: 'r', content: '192.0.2.1', color: 'x' }, status: 400, details: { field: 'color', constraint: 'unknown' } },
@@ -101,11 +141,24 @@ t.test('names, PUT, DELETE, CNAME rule, duplicates, events', async (t) => {
   const cname = await dns.record(zone.id, { type: 'CNAME', name: 'www', content: 'elsewhere.net' })
   t.equal(cname.statusCode, 422, 'CNAME beside another record → 422')
   t.equal(cname.json().error.code, 'UNPROCESSABLE')
-  t.equal((await dns.record(zone.id, { type: 'CNAME', name: '@', content: 'elsewhere.net' })).statusCode, 422, 'CNAME at the apex (SOA, NS) → 422')
+  t.equal(
+    (await dns.record(zone.id, { type: 'CNAME', name: '@', content: 'elsewhere.net' })).statusCode,
+    422,
+    'CNAME at the apex (SOA, NS) → 422',
+  )
   const blog = (await dns.record(zone.id, { type: 'CNAME', name: 'blog', content: 'www.example.org' })).json().data
   t.equal((await dns.record(zone.id, { type: 'TXT', name: 'blog', content: 'x' })).statusCode, 422, 'record beside a CNAME → 422')
-  t.equal((await dns.call('PUT', `/zones/${zone.id}/records/${www.id}`, { type: 'A', name: 'blog', content: '192.0.2.2' })).statusCode, 422, 'PUT onto a CNAME name → 422')
-  t.equal((await dns.call('PUT', `/zones/${zone.id}/records/${blog.id}`, { type: 'CNAME', name: 'blog', content: 'other.example.org' })).statusCode, 200, 'a CNAME may replace itself')
+  t.equal(
+    (await dns.call('PUT', `/zones/${zone.id}/records/${www.id}`, { type: 'A', name: 'blog', content: '192.0.2.2' })).statusCode,
+    422,
+    'PUT onto a CNAME name → 422',
+  )
+  t.equal(
+    (await dns.call('PUT', `/zones/${zone.id}/records/${blog.id}`, { type: 'CNAME', name: 'blog', content: 'other.example.org' }))
+      .statusCode,
+    200,
+    'a CNAME may replace itself',
+  )
 
   const soa = (await dns.call('GET', `/zones/${zone.id}/records`)).json().data.find((r: { type: string }) => r.type === 'SOA')
   t.equal((await dns.call('DELETE', `/zones/${zone.id}/records/${soa.id}`)).statusCode, 422, 'the SOA is the server’s')

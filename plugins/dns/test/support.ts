@@ -37,7 +37,20 @@ export interface DigResult {
 
 /** Runs the real dig against 127.0.0.1:port; answers as 'name ttl type data' lines without the class. */
 export function dig(port: number, name: string, type: string, opts: { tcp?: boolean } = {}): Promise<DigResult> {
-  const args = ['@127.0.0.1', '-p', String(port), name, type, '+norecurse', '+time=2', '+tries=1', '+noall', '+comments', '+answer', '+authority']
+  const args = [
+    '@127.0.0.1',
+    '-p',
+    String(port),
+    name,
+    type,
+    '+norecurse',
+    '+time=2',
+    '+tries=1',
+    '+noall',
+    '+comments',
+    '+answer',
+    '+authority',
+  ]
   if (opts.tcp) args.push('+tcp')
   return new Promise((resolve, reject) => {
     execFile('dig', args, (err, stdout) => {
@@ -50,7 +63,13 @@ export function dig(port: number, name: string, type: string, opts: { tcp?: bool
         const header = /^;; (ANSWER|AUTHORITY) SECTION:/.exec(line)
         if (header) current = (header[1] as string).toLowerCase()
         else if (line.startsWith(';') || line.trim() === '') current = line.trim() === '' ? null : current
-        else if (current) sections[current]?.push(line.split(/\s+/).filter((_, i) => i !== 2).join(' '))
+        else if (current)
+          sections[current]?.push(
+            line
+              .split(/\s+/)
+              .filter((_, i) => i !== 2)
+              .join(' '),
+          )
       }
       resolve({ status, aa, answers: sections.answer as string[], authority: sections.authority as string[] })
     })
@@ -76,10 +95,11 @@ export async function localService(initial: string | object, contentType = 'text
       body = next
       status = code
     },
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections()
-      server.close(() => r())
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
   }
 }
 

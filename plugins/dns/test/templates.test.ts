@@ -15,20 +15,38 @@ const cases: Array<{ template: string; variables: Record<string, string>; expect
       ['TXT', '_dmarc', 'v=DMARC1; p=quarantine; rua=mailto:postmaster@tpl.test', null],
     ],
   },
-  { template: 'mail-mx-only', variables: { domain: 'tpl.test', mail_host: 'mx.provider.example' }, expect: [['MX', '@', 'mx.provider.example', 10], ['TXT', '@', 'v=spf1 mx -all', null]] },
+  {
+    template: 'mail-mx-only',
+    variables: { domain: 'tpl.test', mail_host: 'mx.provider.example' },
+    expect: [
+      ['MX', '@', 'mx.provider.example', 10],
+      ['TXT', '@', 'v=spf1 mx -all', null],
+    ],
+  },
   { template: 'expose-service', variables: { subdomain: 'cloud', target_ip: '192.0.2.80' }, expect: [['A', 'cloud', '192.0.2.80', null]] },
   {
     template: 'caa-letsencrypt',
     variables: { domain: 'tpl.test' },
-    expect: [['CAA', '@', '0 issue "letsencrypt.org"', null], ['CAA', '@', '0 issuewild "letsencrypt.org"', null], ['CAA', '@', '0 iodef "mailto:hostmaster@tpl.test"', null]],
+    expect: [
+      ['CAA', '@', '0 issue "letsencrypt.org"', null],
+      ['CAA', '@', '0 issuewild "letsencrypt.org"', null],
+      ['CAA', '@', '0 iodef "mailto:hostmaster@tpl.test"', null],
+    ],
   },
-  { template: 'verify-google', variables: { token: 'abc123-google' }, expect: [['TXT', '@', 'google-site-verification=abc123-google', null]] },
+  {
+    template: 'verify-google',
+    variables: { token: 'abc123-google' },
+    expect: [['TXT', '@', 'google-site-verification=abc123-google', null]],
+  },
   { template: 'verify-microsoft', variables: { token: 'ms12345678' }, expect: [['TXT', '@', 'MS=ms12345678', null]] },
 ]
 
 t.test('the six templates', async (t) => {
   const port = await freePort()
-  const app = await build(t, { env: { HEARTH_DNS_PORT: String(port), HEARTH_DNS_HOST: '127.0.0.1' }, run: async (cmd) => ({ code: 127, stdout: '', stderr: `${cmd}: not here` }) })
+  const app = await build(t, {
+    env: { HEARTH_DNS_PORT: String(port), HEARTH_DNS_HOST: '127.0.0.1' },
+    run: async (cmd) => ({ code: 127, stdout: '', stderr: `${cmd}: not here` }),
+  })
   const dns = dnsApi(app, (await owner(app)).token)
   const list = (await dns.call('GET', '/templates')).json()
   t.same(
@@ -56,7 +74,9 @@ t.test('the six templates', async (t) => {
       }
       const res = await dns.call('POST', `/zones/${zone.id}/apply-template`, { template: c.template, variables: c.variables })
       t.equal(res.statusCode, 201, res.body)
-      const made = res.json().data.map((r: { type: string; name: string; content: string; priority: number | null }) => [r.type, r.name, r.content, r.priority])
+      const made = res
+        .json()
+        .data.map((r: { type: string; name: string; content: string; priority: number | null }) => [r.type, r.name, r.content, r.priority])
       t.same(made, c.expect, 'records substituted')
       const first = c.expect[0] as [string, string, string, number | null]
       const name = first[1] === '@' ? zone.zone : `${first[1]}.${zone.zone}`
@@ -69,11 +89,17 @@ t.test('the six templates', async (t) => {
 
   t.test('all or none', async (t) => {
     const zone = await dns.zone('atomic.tpl.test')
-    const bad = await dns.call('POST', `/zones/${zone.id}/apply-template`, { template: 'mail-full', variables: { domain: 'atomic.tpl.test', server_ip: 'not-an-ip', dkim_key: 'k' } })
+    const bad = await dns.call('POST', `/zones/${zone.id}/apply-template`, {
+      template: 'mail-full',
+      variables: { domain: 'atomic.tpl.test', server_ip: 'not-an-ip', dkim_key: 'k' },
+    })
     t.equal(bad.statusCode, 400)
     t.same(bad.json().error.details, { field: 'records[0].content', constraint: 'ipv4' }, 'the invalid resulting record is named')
     await dns.record(zone.id, { type: 'CNAME', name: '_dmarc', content: 'dmarc.elsewhere.example' })
-    const clash = await dns.call('POST', `/zones/${zone.id}/apply-template`, { template: 'mail-full', variables: { domain: 'atomic.tpl.test', server_ip: '192.0.2.1', dkim_key: 'k' } })
+    const clash = await dns.call('POST', `/zones/${zone.id}/apply-template`, {
+      template: 'mail-full',
+      variables: { domain: 'atomic.tpl.test', server_ip: '192.0.2.1', dkim_key: 'k' },
+    })
     t.equal(clash.statusCode, 422, 'the last record clashes with a CNAME')
     const records = (await dns.call('GET', `/zones/${zone.id}/records`)).json().data
     t.same(records.map((r: { type: string }) => r.type).sort(), ['CNAME', 'NS', 'SOA'], 'none of the template was written')

@@ -11,11 +11,22 @@ t.test('authoritative zones: create, list, get, duplicate, delete with cascade',
   const res = await create('Example.COM.')
   t.equal(res.statusCode, 201, res.body)
   const zone = res.json().data
-  t.match(zone, { zone: 'example.com', mode: 'authoritative', provider_account_id: null, ns_verified: false, propagation_status: 'pending', ddns_enabled: false, records_count: 2 })
+  t.match(zone, {
+    zone: 'example.com',
+    mode: 'authoritative',
+    provider_account_id: null,
+    ns_verified: false,
+    propagation_status: 'pending',
+    ddns_enabled: false,
+    records_count: 2,
+  })
 
   const records = (await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(token) })).json()
   t.same(records.data.map((r: { type: string }) => r.type).sort(), ['NS', 'SOA'], 'SOA and NS made on creation')
-  t.match(records.data.find((r: { type: string }) => r.type === 'SOA').content, /^ns1\.example\.com hostmaster\.example\.com \d+ 3600 600 1209600 300$/)
+  t.match(
+    records.data.find((r: { type: string }) => r.type === 'SOA').content,
+    /^ns1\.example\.com hostmaster\.example\.com \d+ 3600 600 1209600 300$/,
+  )
   t.match(records.meta, { total: 2 })
 
   t.equal((await create('example.com')).statusCode, 409, 'duplicate → 409')
@@ -25,7 +36,12 @@ t.test('authoritative zones: create, list, get, duplicate, delete with cascade',
     t.equal(r.statusCode, 400, `${bad} refused`)
     t.same(r.json().error.details, { field: 'zone', constraint: 'domain' })
   }
-  const proxyWithout = await app.inject({ method: 'POST', url: '/api/v1/dns/zones', headers: auth(token), payload: { zone: 'p.com', mode: 'proxy' } })
+  const proxyWithout = await app.inject({
+    method: 'POST',
+    url: '/api/v1/dns/zones',
+    headers: auth(token),
+    payload: { zone: 'p.com', mode: 'proxy' },
+  })
   t.same(proxyWithout.json().error.details, { field: 'provider_account_id', constraint: 'required' })
   t.equal((await create('extra.com', { colour: 'red' })).statusCode, 400, 'unknown field → 400')
 
@@ -34,7 +50,11 @@ t.test('authoritative zones: create, list, get, duplicate, delete with cascade',
   t.equal(list.meta.total, 1)
 
   const other = await addUser(app, token)
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}`, headers: auth(other.token) })).statusCode, 404, 'another user cannot see it')
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}`, headers: auth(other.token) })).statusCode,
+    404,
+    'another user cannot see it',
+  )
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/dns/zones', headers: auth(other.token) })).json().data.length, 0)
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/dns/zones/${zone.id}`, headers: auth(other.token) })).statusCode, 404)
 
@@ -48,7 +68,10 @@ t.test('authoritative zones: create, list, get, duplicate, delete with cascade',
   t.equal((await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(token) })).statusCode, 404)
   const left = app.hearth.db.prepare('SELECT COUNT(*) AS n FROM dns_records WHERE zone_id = ?').get(zone.id) as { n: number }
   t.equal(left.n, 0, 'records cascaded')
-  t.same(events.map((e) => e.type), ['dns.zone.created', 'dns.zone.deleted'])
+  t.same(
+    events.map((e) => e.type),
+    ['dns.zone.created', 'dns.zone.deleted'],
+  )
   t.match(events, [
     { userId, id: zone.id, data: { zone: 'example.com', records_count: 2 } },
     { userId, id: zone.id, data: { id: zone.id, zone: 'example.com' } },
@@ -58,13 +81,33 @@ t.test('authoritative zones: create, list, get, duplicate, delete with cascade',
 t.test('API keys: agent keys read DNS, sync keys do not reach it', async (t) => {
   const app = await build(t)
   const { token } = await owner(app)
-  const zone = (await app.inject({ method: 'POST', url: '/api/v1/dns/zones', headers: auth(token), payload: { zone: 'keys.test', mode: 'authoritative' } })).json().data
+  const zone = (
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/dns/zones',
+      headers: auth(token),
+      payload: { zone: 'keys.test', mode: 'authoritative' },
+    })
+  ).json().data
   const agent = await apiKey(app, token, { scope: 'agent' })
   const sync = await apiKey(app, token, { scope: 'sync' })
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(agent) })).statusCode, 200, 'agent reads')
-  const write = await app.inject({ method: 'POST', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(agent), payload: { type: 'A', name: 'a', content: '192.0.2.1' } })
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(agent) })).statusCode,
+    200,
+    'agent reads',
+  )
+  const write = await app.inject({
+    method: 'POST',
+    url: `/api/v1/dns/zones/${zone.id}/records`,
+    headers: auth(agent),
+    payload: { type: 'A', name: 'a', content: '192.0.2.1' },
+  })
   t.equal(write.statusCode, 403, 'agent cannot write')
   t.equal(write.json().error.code, 'INSUFFICIENT_SCOPE')
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/dns/zones', headers: auth(sync) })).statusCode, 403, 'sync keys are for records only')
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/v1/dns/zones', headers: auth(sync) })).statusCode,
+    403,
+    'sync keys are for records only',
+  )
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/dns/zones' })).statusCode, 401, 'no token → 401')
 })

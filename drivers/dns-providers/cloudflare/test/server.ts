@@ -25,14 +25,23 @@ function paged(req: FakeRequest, items: unknown[], maxPerPage: number): FakeRepl
   const page = Math.max(1, Number(req.query.get('page') ?? 1))
   const perPage = Math.min(maxPerPage, Math.max(5, Number(req.query.get('per_page') ?? 20)))
   const slice = items.slice((page - 1) * perPage, page * perPage)
-  return ok(slice, { page, per_page: perPage, count: slice.length, total_count: items.length, total_pages: Math.max(1, Math.ceil(items.length / perPage)) })
+  return ok(slice, {
+    page,
+    per_page: perPage,
+    count: slice.length,
+    total_count: items.length,
+    total_pages: Math.max(1, Math.ceil(items.length / perPage)),
+  })
 }
 
 export async function startCloudflare(token: string, zones: Record<string, Seed[]>): Promise<CloudflareFake> {
   const state = new FakeZones()
   const zoneIds = new Map<string, string>()
   for (const [name, records] of Object.entries(zones)) {
-    state.add(name, records.map((r) => ({ ...r, name: r.name === '@' ? name : `${r.name}.${name}` })))
+    state.add(
+      name,
+      records.map((r) => ({ ...r, name: r.name === '@' ? name : `${r.name}.${name}` })),
+    )
     zoneIds.set(`023e105f4ecef8ad9ca31a8372d0c3${String(zoneIds.size).padStart(2, '0')}`, name)
   }
 
@@ -41,13 +50,22 @@ export async function startCloudflare(token: string, zones: Record<string, Seed[
     let content = r.content
     if (r.type === 'SRV' && data) content = `${data.weight} ${data.port} ${data.target}`
     if (r.type === 'CAA' && data) content = `${data.flags} ${data.tag} "${data.value}"`
-    return { ...r, content, zone_name: zone, proxiable: true, proxied: r.proxied ?? false, ...(r.type === 'SRV' && data ? { priority: data.priority } : {}) }
+    return {
+      ...r,
+      content,
+      zone_name: zone,
+      proxiable: true,
+      proxied: r.proxied ?? false,
+      ...(r.type === 'SRV' && data ? { priority: data.priority } : {}),
+    }
   }
 
   const validate = (body: Record<string, unknown> | null): FakeReply | null => {
     if (!body || typeof body.type !== 'string' || typeof body.name !== 'string') return fail(400, 9005, 'Content for record is invalid.')
-    if ((body.type === 'SRV' || body.type === 'CAA') && typeof body.data !== 'object') return fail(400, 9101, 'data is required for this record type.')
-    if (body.type !== 'SRV' && body.type !== 'CAA' && typeof body.content !== 'string') return fail(400, 9005, 'Content for record is invalid.')
+    if ((body.type === 'SRV' || body.type === 'CAA') && typeof body.data !== 'object')
+      return fail(400, 9101, 'data is required for this record type.')
+    if (body.type !== 'SRV' && body.type !== 'CAA' && typeof body.content !== 'string')
+      return fail(400, 9005, 'Content for record is invalid.')
     if (body.type === 'MX' && typeof body.priority !== 'number') return fail(400, 9100, 'MX records must have a priority.')
     return null
   }
@@ -59,14 +77,23 @@ export async function startCloudflare(token: string, zones: Record<string, Seed[
     }
     if (req.path === '/user/tokens/verify') return ok({ id: 'ed17574386854bf78a67040be0a770b0', status: 'active' })
     if (req.path === '/zones' && req.method === 'GET') {
-      return paged(req, [...zoneIds].map(([id, name]) => ({ id, name, status: 'active' })), 50)
+      return paged(
+        req,
+        [...zoneIds].map(([id, name]) => ({ id, name, status: 'active' })),
+        50,
+      )
     }
     const m = /^\/zones\/([^/]+)\/dns_records(?:\/([^/]+))?$/.exec(req.path)
     const zone = m ? zoneIds.get(m[1] as string) : undefined
     if (!m || !zone) return fail(404, 7003, 'Could not route to /zones, perhaps your object identifier is invalid?')
     const records = state.records(zone) as Array<Record<string, unknown> & { id: string }>
     const id = m[2]
-    if (!id && req.method === 'GET') return paged(req, records.map((r) => toCf(zone, r)), 100)
+    if (!id && req.method === 'GET')
+      return paged(
+        req,
+        records.map((r) => toCf(zone, r)),
+        100,
+      )
     if (!id && req.method === 'POST') {
       const body = jsonBody(req)
       const bad = validate(body)

@@ -19,7 +19,14 @@ t.test('namecheap: wire format', async (t) => {
   t.teardown(() => fake.close())
   const driver = namecheap.create({ baseUrl: fake.url, credentials: keys })
   const zone = { id: 'example.co.uk', name: 'example.co.uk' }
-  const mx = await driver.createRecord(zone, { type: 'MX', name: '@', content: 'mail.example.co.uk', ttl: 1800, priority: 10, proxied: false })
+  const mx = await driver.createRecord(zone, {
+    type: 'MX',
+    name: '@',
+    content: 'mail.example.co.uk',
+    ttl: 1800,
+    priority: 10,
+    proxied: false,
+  })
   const set = new URLSearchParams(fake.requests.find((r) => r.body.includes('setHosts'))?.body)
   t.equal(set.get('SLD'), 'example')
   t.equal(set.get('TLD'), 'co.uk', 'multi-label TLD split after the first label')
@@ -27,10 +34,27 @@ t.test('namecheap: wire format', async (t) => {
   t.equal(set.get('Address2'), 'mail.example.co.uk.')
   t.equal(set.get('MXPref2'), '10')
   t.equal(set.get('EmailType'), 'MX')
-  t.ok(fake.requests.every((r) => r.method === 'POST' && !r.query.toString().includes(keys.api_key)), 'key never in a URL')
-  const updated = await driver.updateRecord(zone, mx.id, { type: 'MX', name: '@', content: 'mx2.example.co.uk', ttl: 1800, priority: 20, proxied: false })
+  t.ok(
+    fake.requests.every((r) => r.method === 'POST' && !r.query.toString().includes(keys.api_key)),
+    'key never in a URL',
+  )
+  const updated = await driver.updateRecord(zone, mx.id, {
+    type: 'MX',
+    name: '@',
+    content: 'mx2.example.co.uk',
+    ttl: 1800,
+    priority: 20,
+    proxied: false,
+  })
   t.not(updated.id, mx.id, 'the id the host has after setHosts is returned')
   t.equal((await driver.listRecords(zone)).length, 2)
-  const srv = await driver.createRecord(zone, { type: 'TXT', name: '@', content: 'a "quoted" <value> & more', ttl: 300, priority: null, proxied: false })
+  const srv = await driver.createRecord(zone, {
+    type: 'TXT',
+    name: '@',
+    content: 'a "quoted" <value> & more',
+    ttl: 300,
+    priority: null,
+    proxied: false,
+  })
   t.equal(srv.content, 'a "quoted" <value> & more', 'XML entities round-trip')
 })

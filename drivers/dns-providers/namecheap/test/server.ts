@@ -39,7 +39,10 @@ const hostXml = (h: StoredRecord) =>
 export async function startNamecheap(keys: NamecheapKeys, zones: Record<string, Seed[]>): Promise<NamecheapFake> {
   const state = new FakeZones()
   for (const [zone, seeds] of Object.entries(zones)) {
-    state.add(zone, seeds.map((s) => ({ Name: s.name, Type: s.type, Address: s.content, MXPref: String(s.priority ?? 10), TTL: String(s.ttl) })))
+    state.add(
+      zone,
+      seeds.map((s) => ({ Name: s.name, Type: s.type, Address: s.content, MXPref: String(s.priority ?? 10), TTL: String(s.ttl) })),
+    )
   }
 
   const fake = await startFake((req) => {
@@ -59,8 +62,14 @@ export async function startNamecheap(keys: NamecheapKeys, zones: Record<string, 
       const names = [...state.zones.keys()]
       const domains = names
         .slice((page - 1) * size, page * size)
-        .map((n, i) => `<Domain ID="${100 + i}" Name="${n}" User="${keys.api_user}" Created="01/01/2024" Expires="01/01/2030" IsExpired="false" IsLocked="false" AutoRenew="true" WhoisGuard="ENABLED" IsPremium="false" IsOurDNS="true"/>`)
-      return envelope(command, `<DomainGetListResult>${domains.join('')}</DomainGetListResult><Paging><TotalItems>${names.length}</TotalItems><CurrentPage>${page}</CurrentPage><PageSize>${size}</PageSize></Paging>`)
+        .map(
+          (n, i) =>
+            `<Domain ID="${100 + i}" Name="${n}" User="${keys.api_user}" Created="01/01/2024" Expires="01/01/2030" IsExpired="false" IsLocked="false" AutoRenew="true" WhoisGuard="ENABLED" IsPremium="false" IsOurDNS="true"/>`,
+        )
+      return envelope(
+        command,
+        `<DomainGetListResult>${domains.join('')}</DomainGetListResult><Paging><TotalItems>${names.length}</TotalItems><CurrentPage>${page}</CurrentPage><PageSize>${size}</PageSize></Paging>`,
+      )
     }
     const domain = `${get('SLD') ?? ''}.${get('TLD') ?? ''}`
     const hosts = state.records(domain)
@@ -68,7 +77,10 @@ export async function startNamecheap(keys: NamecheapKeys, zones: Record<string, 
       if (!hosts) return failure('2019166', 'Domain not found')
     }
     if (command === 'namecheap.domains.dns.getHosts') {
-      return envelope(command, `<DomainDNSGetHostsResult Domain="${domain}" EmailType="MX" IsUsingOurDNS="true">${(hosts as StoredRecord[]).map(hostXml).join('')}</DomainDNSGetHostsResult>`)
+      return envelope(
+        command,
+        `<DomainDNSGetHostsResult Domain="${domain}" EmailType="MX" IsUsingOurDNS="true">${(hosts as StoredRecord[]).map(hostXml).join('')}</DomainDNSGetHostsResult>`,
+      )
     }
     if (command === 'namecheap.domains.dns.setHosts') {
       const next: StoredRecord[] = []
@@ -78,7 +90,14 @@ export async function startNamecheap(keys: NamecheapKeys, zones: Record<string, 
         if (!HOST_TYPES.has(type)) return failure('2050900', `Invalid RecordType${n}: ${type}`)
         if (!(ttl >= 60 && ttl <= 60000)) return failure('2050900', `TTL${n} must be between 60 and 60000`)
         if (type === 'MX' && (get('EmailType') ?? '').toUpperCase() !== 'MX') return failure('2050900', 'MX records require EmailType=MX')
-        next.push({ id: state.id(), Name: get(`HostName${n}`), Type: type, Address: get(`Address${n}`) ?? '', MXPref: get(`MXPref${n}`) ?? '10', TTL: String(ttl) })
+        next.push({
+          id: state.id(),
+          Name: get(`HostName${n}`),
+          Type: type,
+          Address: get(`Address${n}`) ?? '',
+          MXPref: get(`MXPref${n}`) ?? '10',
+          TTL: String(ttl),
+        })
       }
       state.zones.set(domain, next)
       return envelope(command, `<DomainDNSSetHostsResult Domain="${domain}" IsSuccess="true"><Warnings /></DomainDNSSetHostsResult>`)

@@ -18,7 +18,14 @@ export async function startPorkbun(keys: { apikey: string; secretapikey: string 
   for (const [zone, seeds] of Object.entries(zones)) {
     state.add(
       zone,
-      seeds.map((s) => ({ name: s.name === '@' ? zone : `${s.name}.${zone}`, type: s.type, content: s.content, ttl: String(s.ttl), prio: String(s.priority ?? 0), notes: '' })),
+      seeds.map((s) => ({
+        name: s.name === '@' ? zone : `${s.name}.${zone}`,
+        type: s.type,
+        content: s.content,
+        ttl: String(s.ttl),
+        prio: String(s.priority ?? 0),
+        notes: '',
+      })),
     )
   }
 
@@ -29,7 +36,9 @@ export async function startPorkbun(keys: { apikey: string; secretapikey: string 
     if (req.path === '/ping') return { status: 200, body: { status: 'SUCCESS', yourIp: '127.0.0.1' } }
     if (req.path === '/domain/listAll') {
       const start = Number(body.start ?? 0)
-      const domains = [...state.zones.keys()].slice(start, start + 1000).map((domain) => ({ domain, status: 'ACTIVE', tld: domain.split('.').pop() }))
+      const domains = [...state.zones.keys()]
+        .slice(start, start + 1000)
+        .map((domain) => ({ domain, status: 'ACTIVE', tld: domain.split('.').pop() }))
       return { status: 200, body: { status: 'SUCCESS', domains } }
     }
     const m = /^\/dns\/(retrieve|create|edit|delete)\/([^/]+)(?:\/([^/]+))?$/.exec(req.path)
@@ -40,7 +49,14 @@ export async function startPorkbun(keys: { apikey: string; secretapikey: string 
     const fields = () => {
       if (typeof body.type !== 'string' || typeof body.content !== 'string') return null
       const sub = typeof body.name === 'string' ? body.name : ''
-      return { name: sub === '' ? domain : `${sub}.${domain}`, type: body.type, content: body.content, ttl: String(body.ttl ?? '600'), prio: String(body.prio ?? '0'), notes: '' }
+      return {
+        name: sub === '' ? domain : `${sub}.${domain}`,
+        type: body.type,
+        content: body.content,
+        ttl: String(body.ttl ?? '600'),
+        prio: String(body.prio ?? '0'),
+        notes: '',
+      }
     }
     if (verb === 'retrieve') return { status: 200, body: { status: 'SUCCESS', cloudflare: 'disabled', records } }
     if (verb === 'create') {
