@@ -28,7 +28,7 @@ import type Database from 'better-sqlite3'
 import { type EventBus, HttpError } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
-import { CountCache } from './engine/count-cache.js'
+import { QueryCache } from './engine/query-cache.js'
 import type { Page } from './engine/list.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
 import { resources } from './resources/index.js'
@@ -61,16 +61,16 @@ export interface ServiceDeps {
   db: Database.Database
   events: Pick<EventBus, 'emit'>
   now: () => number
-  /** Keep recent list totals (default true); the bench turns it off to time the queries themselves. */
+  /** Keep recent list totals and page keys (default true); the bench turns it off to time the queries. */
   listCache?: boolean
 }
 
 export function createRecordsService({ db, events, now, listCache = true }: ServiceDeps): RecordsService {
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
-  const counts = new CountCache(db, now)
+  const cache = new QueryCache(db, now)
   const engines = Object.fromEntries(
-    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? counts : null)]),
+    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null)]),
   ) as Record<ResourceName, Engine>
   const engine = (resource: ResourceName): Engine => {
     const e = engines[resource]
@@ -78,9 +78,9 @@ export function createRecordsService({ db, events, now, listCache = true }: Serv
     return e
   }
   const iso = () => new Date(now()).toISOString()
-  // Every change goes through here: the user's cached totals go stale at once.
+  // Every change goes through here: the user's cached list results go stale at once.
   const emit = (e: Engine, action: string, userId: string, id: string, data: unknown) => {
-    counts.bump(userId)
+    cache.bump(userId)
     events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
   }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
@@ -147,7 +147,7 @@ export function createRecordsService({ db, events, now, listCache = true }: Serv
       db.transaction(() => {
         for (const record of result.created) e.store.insert(userId, record)
       })()
-      counts.bump(userId)
+      cache.bump(userId)
       if (opts.emit !== false) for (const r of result.created) emit(e, 'created', userId, r.id, r)
       return result
     },

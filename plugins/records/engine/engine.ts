@@ -1,7 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 import type Database from 'better-sqlite3'
 import { Timestamp } from '../../../core/plugin-api.js'
-import type { CountCache } from './count-cache.js'
+import type { QueryCache } from './query-cache.js'
 import { RecordLister } from './list.js'
 import { CustomFields } from './schema-kit.js'
 import { RecordStore } from './store.js'
@@ -22,14 +22,14 @@ export interface Engine {
 
 const Source = Type.String({ minLength: 1, maxLength: 64 })
 
-export function engineFor(db: Database.Database, def: ResourceDefinition, counts: CountCache | null): Engine {
+export function engineFor(db: Database.Database, def: ResourceDefinition, cache: QueryCache | null): Engine {
   const store = new RecordStore(db, def)
   // What an import entry may carry beyond the create body.
   const extras: Record<string, TSchema> = { source: Source, created_at: Timestamp, updated_at: Timestamp, ...def.importExtras }
   return {
     def,
     store,
-    lister: new RecordLister(db, def, store, counts),
+    lister: new RecordLister(db, def, store, cache),
     checkCreate: compileCheck(def.schemas.create),
     checkPatch: compileCheck(def.schemas.patch),
     checkCustom: compileCheck(CustomFields),

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { CountCache } from './count-cache.js'
+import type { QueryCache } from './query-cache.js'
 import { ftsQuery } from './fts.js'
 import type { RecordStore, Row } from './store.js'
 import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
@@ -33,8 +33,8 @@ export class RecordLister {
     private readonly db: Database.Database,
     private readonly def: ResourceDefinition,
     private readonly store: RecordStore,
-    /** Null: count every time (the bench times the queries themselves). */
-    private readonly counts: CountCache | null,
+    /** Totals and page keys of recent queries; null: query every time (the bench times the queries). */
+    private readonly cache: QueryCache | null,
   ) {}
 
   private prepare(sql: string): Database.Statement {
@@ -84,7 +84,7 @@ export class RecordLister {
       const sql = `SELECT count(*) AS n FROM ${from} WHERE ${all.map((c) => c.sql).join(' AND ')}`
       const params = [...(match ? [match] : []), ...all.flatMap((c) => c.params)]
       const run = () => (this.prepare(sql).get(...params) as { n: number }).n
-      return this.counts ? this.counts.through(userId, `${sql}\u0000${JSON.stringify(params)}`, run) : run()
+      return this.cache ? this.cache.through(userId, `${sql}\u0000${JSON.stringify(params)}`, run) : run()
     }
     // Ranking sorts every match by bm25; past RANK_LIMIT matches (a very common word) the
     // default order serves instead, walking its index (documented in README.md).
@@ -104,7 +104,9 @@ export class RecordLister {
     const run = (extra: SqlClause[], tail: string, tailParams: unknown[]): Ranked[] => {
       const all = [...filters, ...extra]
       const sql = `SELECT t.seq AS seq${ranked ? ', f.rank AS rank' : ''} FROM ${source} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} ${tail}`
-      const keys = this.prepare(sql).all(...(ranked ? [match] : []), ...all.flatMap((c) => c.params), ...tailParams) as Array<{ seq: number; rank?: number }>
+      const params = [...(ranked ? [match] : []), ...all.flatMap((c) => c.params), ...tailParams]
+      const page = () => this.prepare(sql).all(...params) as Array<{ seq: number; rank?: number }>
+      const keys = this.cache ? this.cache.through(userId, `${sql}\u0000${JSON.stringify(params)}`, page) : page()
       if (keys.length === 0) return []
       const rows = this.prepare(`SELECT t.* FROM json_each(?) j JOIN ${this.def.name} t ON t.seq = j.value ORDER BY j.key`).all(
         JSON.stringify(keys.map((k) => k.seq)),

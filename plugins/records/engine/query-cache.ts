@@ -1,16 +1,16 @@
 import type Database from 'better-sqlite3'
 
 /**
- * Recent list totals per user, so repeated listings (a UI polling, an agent
- * paging back and forth) skip counting over a large table; the page rows
- * themselves are always read fresh (cheap, and no record bodies are held
- * in memory). Never stale:
+ * Recent results of list queries per user: totals and the ordered sequence
+ * numbers of a page, never record bodies (rows are always read fresh, by
+ * primary key). Repeated listings (a UI polling, an agent paging back and
+ * forth) then skip counting and ranking over a large table. Never stale:
  * every write through the service bumps the user's generation, and SQLite's
  * `data_version` changes when another connection (the CLI, a bench seeder)
  * commits, which empties the whole cache.
  */
-export class CountCache {
-  private readonly entries = new Map<string, { value: number; generation: number; expires: number }>()
+export class QueryCache {
+  private readonly entries = new Map<string, { value: unknown; generation: number; expires: number }>()
   private readonly generations = new Map<string, number>()
   private readonly dataVersion: Database.Statement
   private seenVersion: number
@@ -30,7 +30,7 @@ export class CountCache {
   }
 
   /** The cached value for `key`, or `compute()` stored under it; a null key is never cached. */
-  through(userId: string, key: string | null, compute: () => number): number {
+  through<V>(userId: string, key: string | null, compute: () => V): V {
     if (key === null) return compute()
     const version = this.dataVersion.get() as number
     if (version !== this.seenVersion) {
@@ -40,7 +40,7 @@ export class CountCache {
     const fullKey = `${userId}\u0000${key}`
     const generation = this.generations.get(userId) ?? 0
     const hit = this.entries.get(fullKey)
-    if (hit && hit.generation === generation && hit.expires > this.now()) return hit.value
+    if (hit && hit.generation === generation && hit.expires > this.now()) return hit.value as V
     const value = compute()
     this.entries.delete(fullKey)
     if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value as string)

@@ -240,7 +240,7 @@ t.test('tag filter is exact, also for tags holding quotes, backslashes, commas a
   t.same((await call('POST', '/notes', { content: 'z', tags: ['dup', 'dup'] })).body.data.tags, ['dup'], 'tags are kept once')
 })
 
-t.test('totals follow every write at once (counts are cached between writes)', async (t) => {
+t.test('totals and pages follow every write at once (both are cached between writes)', async (t) => {
   const { call } = await bench(t)
   const total = async (qs = '') => (await call('GET', `/notes?limit=1${qs}`)).body.meta.total
   const a = (await call('POST', '/notes', { content: 'a' })).body.data
@@ -249,6 +249,11 @@ t.test('totals follow every write at once (counts are cached between writes)', a
   t.equal(await total(), 2, 'same answer from the cache')
   await call('POST', '/notes', { content: 'c' })
   t.equal(await total(), 3, 'create')
+  const first = async () => (await call('GET', '/notes?limit=1')).body.data[0].content
+  t.equal(await first(), 'c')
+  t.equal(await first(), 'c', 'same page from the cache')
+  await call('PATCH', `/notes/${a.id}`, { pinned: true })
+  t.equal(await first(), 'a', 'an update moves the note to the top at once')
   await call('POST', `/notes/${a.id}/archive`)
   t.equal(await total(), 2, 'archive')
   t.equal(await total('&archived=true'), 1)
