@@ -135,6 +135,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     cache: (opts) => services.cache(opts),
     validator: (schema) => compileCheck(schema),
     health: { register: (component, check) => services.health.set(component, check) },
+    auth: { authenticate: services.authenticate },
     onClose: (fn) => services.closers.push(fn),
   })
 

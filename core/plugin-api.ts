@@ -81,6 +81,12 @@ export interface HearthApi<C extends TObject = TObject> {
    */
   validator(schema: TSchema): (value: unknown) => void
   health: { register(component: string, check: () => HealthReport | Promise<HealthReport>): void }
+  /**
+   * Resolves credentials the way the route guard does (system token, API key, JWT),
+   * for connections that outlive one request (WebSockets re-checking their token).
+   * Throws 401 UNAUTHORIZED for anything invalid, revoked or disabled.
+   */
+  auth: { authenticate(headers: { authorization?: string; 'x-svc-user-id'?: string | string[] }): Promise<AuthContext> }
   /** Runs `fn` when the daemon closes, after in-flight requests finished. */
   onClose(fn: () => Promise<void> | void): void
 }
@@ -123,7 +129,15 @@ export { HttpError } from './errors.js'
 export type { EventBus, EventInput, EventListener, HearthEvent } from './events.js'
 export { matches as eventMatches } from './events.js'
 export type { DetectResult, DriverReport, Hal } from './hal/registry.js'
-export type { ActiveDriver, DriverChangedEvent, DriverContext, DriverInstance, DriverManifest, DriverModule, ProbeResult } from './hal/driver.js'
+export type {
+  ActiveDriver,
+  DriverChangedEvent,
+  DriverContext,
+  DriverInstance,
+  DriverManifest,
+  DriverModule,
+  ProbeResult,
+} from './hal/driver.js'
 export { defineDriver } from './hal/driver.js'
 export type { CommandRunner, RunOptions, RunResult } from './hal/command.js'
 export { runCommand, ToolMissingError } from './hal/command.js'

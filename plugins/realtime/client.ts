@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws'
 import type { AuthContext, HearthEvent } from '../../core/plugin-api.js'
-import { matches } from '../../core/events.js'
+import { eventMatches as matches } from '../../core/plugin-api.js'
 import { parseClientMessage } from './messages.js'
 
 /** How one connection is closed when it misbehaves; the hub removes it. */

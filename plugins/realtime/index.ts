@@ -1,7 +1,7 @@
 import websocket from '@fastify/websocket'
 import { Type } from '@sinclair/typebox'
 import { definePlugin } from '../../core/plugin-api.js'
-import { type Credentials, createHub } from './hub.js'
+import { createHub } from './hub.js'
 import { reapForeignUpgrades } from './upgrades.js'
 import { MAX_MESSAGE_BYTES, wsRoutes } from './routes/ws.js'
 
@@ -23,7 +23,7 @@ export default definePlugin(
     }),
   },
   async (app, api) => {
-    const hub = createHub({ events: api.events, log: api.log, ...api.config, reauthenticate: coreAuthenticator(app) })
+    const hub = createHub({ events: api.events, log: api.log, ...api.config, reauthenticate: api.auth.authenticate })
     api.errors.define('UPGRADE_REQUIRED', 426, 'This endpoint speaks WebSocket only')
     const foreign = reapForeignUpgrades(app.server, `${app.prefix}/ws`)
     // Added before @fastify/websocket's own preClose (which closes without a code): clients get 1001 "going away".
@@ -36,13 +36,3 @@ export default definePlugin(
     await wsRoutes(app, hub)
   },
 )
-
-/**
- * The core's token check, for re-validating open sockets. The plugin API does
- * not expose it yet (see README: the wanted `api.auth.authenticate`), so this
- * reads the core's own decorator and degrades to upgrade-time checks only.
- */
-function coreAuthenticator(app: unknown): ((c: Credentials) => Promise<{ userId: string | null }>) | undefined {
-  const core = (app as { hearth?: { authenticate?: (c: Credentials) => Promise<{ userId: string | null }> } }).hearth
-  return core?.authenticate
-}
