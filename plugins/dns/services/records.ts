@@ -138,7 +138,9 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
       const rec = validateRecord(body, zone.zone)
       admit(zone, rec)
       checkConflicts(ctx.records.list(zone.id), rec, recordId)
-      const row: RecordRow = { ...old, ...rec, proxied: rec.proxied ? 1 : 0, updated_at: ctx.iso() }
+      // A record that stops being A/AAAA can no longer follow the IP.
+      const ddns = rec.type === 'A' || rec.type === 'AAAA' ? old.ddns : 0
+      const row: RecordRow = { ...old, ...rec, proxied: rec.proxied ? 1 : 0, ddns, updated_at: ctx.iso() }
       let newId = recordId
       if (zone.mode === 'proxy') {
         const { driver, pz } = zones.providerOf(zone)

@@ -25,7 +25,7 @@ export function recordStore(db: Database.Database) {
       db.prepare(`INSERT INTO dns_records (zone_id, id, user_id, type, name, content, ttl, priority, proxied, ddns, created_at, updated_at)
       VALUES (@zone_id, @id, @user_id, @type, @name, @content, @ttl, @priority, @proxied, @ddns, @created_at, @updated_at)`),
     update: db.prepare(`UPDATE dns_records SET id = @new_id, type = @type, name = @name, content = @content, ttl = @ttl,
-      priority = @priority, proxied = @proxied, updated_at = @updated_at WHERE zone_id = @zone_id AND id = @id`),
+      priority = @priority, proxied = @proxied, ddns = @ddns, updated_at = @updated_at WHERE zone_id = @zone_id AND id = @id`),
     remove: db.prepare('DELETE FROM dns_records WHERE zone_id = ? AND id = ?'),
     clear: db.prepare('DELETE FROM dns_records WHERE zone_id = ?'),
     clearDdns: db.prepare('UPDATE dns_records SET ddns = 0 WHERE zone_id = ?'),

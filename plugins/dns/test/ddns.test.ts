@@ -165,3 +165,15 @@ t.test('each user sees only their own zones in the DDNS status and log', async (
     [zoneB.id],
   )
 })
+
+t.test('a DDNS record changed into another type stops following the IP', async (t) => {
+  const app = await build(t)
+  const dns = dnsApi(app, (await owner(app)).token)
+  const zone = await dns.zone('retype.test')
+  const a = (await dns.record(zone.id, { type: 'A', name: 'home', content: '192.0.2.1' })).json().data
+  await dns.call('PATCH', `/zones/${zone.id}/ddns`, { ddns_enabled: true, ddns_record_ids: [a.id] })
+  await dns.call('PUT', `/zones/${zone.id}/records/${a.id}`, { type: 'A', name: 'home', content: '192.0.2.2' })
+  t.same((await dns.call('GET', `/zones/${zone.id}`)).json().data.ddns_record_ids, [a.id], 'an A update keeps the mark')
+  await dns.call('PUT', `/zones/${zone.id}/records/${a.id}`, { type: 'TXT', name: 'home', content: 'now text' })
+  t.same((await dns.call('GET', `/zones/${zone.id}`)).json().data.ddns_record_ids, [], 'a TXT does not')
+})
