@@ -118,3 +118,38 @@ t.test('the cron jobs: NS polling verifies a new zone by itself, DDNS checks on 
   t.equal(ddns.current_ip, '203.0.113.44', 'the DDNS job ran on its schedule')
   t.ok(ips[0]?.hits.length, 'and asked the sources')
 })
+
+t.test('verify-ns: other name servers that resolve to this instance’s IP count as delegated', async (t) => {
+  const port = await freePort()
+  const ips = [await localService('203.0.113.53'), await localService('203.0.113.53')]
+  t.teardown(() => Promise.all(ips.map((s) => s.close())))
+  // "The internet": a server delegating shared.test to ns.custom.test, which points at 203.0.113.53.
+  const world = await build(t, { env: { HEARTH_DNS_HOST: '127.0.0.1', HEARTH_DNS_PORT: String(port) }, run: noTools })
+  const w = dnsApi(world, (await owner(world)).token)
+  const shared = await w.zone('shared.test')
+  const ns = (await w.call('GET', `/zones/${shared.id}/records`)).json().data.find((r: { type: string }) => r.type === 'NS')
+  await w.call('PUT', `/zones/${shared.id}/records/${ns.id}`, { type: 'NS', name: '@', content: 'ns.custom.test' })
+  const custom = await w.zone('custom.test')
+  const glue = (await w.record(custom.id, { type: 'A', name: 'ns', content: '203.0.113.53' })).json().data
+
+  const home = await build(t, {
+    env: { HEARTH_DNS_RESOLVERS: `127.0.0.1:${port}`, HEARTH_PUBLIC_IP_SOURCES: ips.map((s) => s.url).join(',') },
+    run: noTools,
+  })
+  const h = dnsApi(home, (await owner(home)).token)
+  await h.call('POST', '/ddns/check-now')
+  const zone = await h.zone('shared.test')
+  t.match((await h.call('POST', `/zones/${zone.id}/verify-ns`)).json().data, {
+    verified: true,
+    ns_found: ['ns.custom.test'],
+    expected_ns: ['ns1.shared.test'],
+    expected_ip: '203.0.113.53',
+    propagation_status: 'verified',
+  })
+  await w.call('PUT', `/zones/${custom.id}/records/${glue.id}`, { type: 'A', name: 'ns', content: '198.51.100.1' })
+  t.match(
+    (await h.call('POST', `/zones/${zone.id}/verify-ns`)).json().data,
+    { verified: false, propagation_status: 'pending' },
+    'pointing elsewhere: not ours',
+  )
+})
