@@ -66,19 +66,34 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
     return { driver: driverFor(ctx, account), pz: { id: zone.provider_zone_id ?? zone.zone, name: zone.zone } as ProviderZone }
   }
 
-  const createAuthoritative = (userId: string, name: string): ZoneRow => {
+  /** A new zone row; the serial only matters to authoritative zones. */
+  const newRow = (userId: string, name: string, mode: ZoneRow['mode'], provider: { account: string; zone: string } | null) => {
     const at = ctx.iso()
-    const row = {
+    return {
       id: randomUUID(),
       user_id: userId,
       zone: name,
-      mode: 'authoritative' as const,
-      provider_account_id: null,
-      provider_zone_id: null,
-      serial: nextSerial(ctx, 0),
+      mode,
+      provider_account_id: provider?.account ?? null,
+      provider_zone_id: provider?.zone ?? null,
+      serial: mode === 'authoritative' ? nextSerial(ctx, 0) : 1,
       created_at: at,
       updated_at: at,
     }
+  }
+
+  /** Inserts the zone and its first records in one transaction; a name taken meanwhile → 409. */
+  const insertZone = (row: ReturnType<typeof newRow>, fill: () => void): ZoneRow => {
+    ctx.transaction(() => {
+      if (ctx.zones.byName(row.zone)) throw new HttpError('CONFLICT', `Zone ${row.zone} already exists`)
+      ctx.zones.insert(row)
+      fill()
+    })
+    return ctx.zones.byName(row.zone) as ZoneRow
+  }
+
+  const createAuthoritative = (userId: string, name: string): ZoneRow => {
+    const row = newRow(userId, name, 'authoritative', null)
     const nameservers = ctx.config.nameservers.length
       ? ctx.config.nameservers.map((n) => n.toLowerCase().replace(/\.$/, ''))
       : [`ns1.${name}`]
@@ -90,12 +105,10 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
       priority: null,
       proxied: 0,
       ddns: 0,
-      created_at: at,
-      updated_at: at,
+      created_at: row.created_at,
+      updated_at: row.created_at,
     }
-    ctx.transaction(() => {
-      if (ctx.zones.byName(name)) throw new HttpError('CONFLICT', `Zone ${name} already exists`)
-      ctx.zones.insert(row)
+    return insertZone(row, () => {
       ctx.records.insert({ ...base, id: randomUUID(), type: 'SOA', content: soaContent(name, nameservers) })
       for (const ns of nameservers) ctx.records.insert({ ...base, id: randomUUID(), type: 'NS', content: ns })
       // Glue for the default in-zone name server when the public IP is known; marked for DDNS
@@ -104,38 +117,22 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
       if (!ctx.config.nameservers.length && ip && isIPv4(ip))
         ctx.records.insert({ ...base, id: randomUUID(), type: 'A', name: 'ns1', content: ip, ddns: 1 })
     })
-    return ctx.zones.byName(name) as ZoneRow
   }
 
   const createProxy = async (userId: string, name: string, accountId: string): Promise<ZoneRow> => {
     const account = ctx.accounts.get(userId, accountId)
-    if (!account)
+    if (!account) {
       throw new HttpError('UNPROCESSABLE', 'provider_account_id does not name one of your provider accounts', {
         field: 'provider_account_id',
       })
+    }
     const driver = driverFor(ctx, account)
     const remote = (await viaProvider(() => driver.listZones())).find((z) => z.name === name)
     ctx.accounts.setTested(account.id, true, ctx.iso())
     if (!remote) throw new HttpError('UNPROCESSABLE', `Zone ${name} is not in this ${account.provider} account`)
     const records = await viaProvider(() => driver.listRecords(remote))
-    const at = ctx.iso()
-    const row = {
-      id: randomUUID(),
-      user_id: userId,
-      zone: name,
-      mode: 'proxy' as const,
-      provider_account_id: account.id,
-      provider_zone_id: remote.id,
-      serial: 1,
-      created_at: at,
-      updated_at: at,
-    }
-    ctx.transaction(() => {
-      if (ctx.zones.byName(name)) throw new HttpError('CONFLICT', `Zone ${name} already exists`)
-      ctx.zones.insert(row)
-      ctx.records.replaceMirror(row.id, mirrorRows(ctx, row, records))
-    })
-    return ctx.zones.byName(name) as ZoneRow
+    const row = newRow(userId, name, 'proxy', { account: account.id, zone: remote.id })
+    return insertZone(row, () => ctx.records.replaceMirror(row.id, mirrorRows(ctx, row, records)))
   }
 
   return {
