@@ -94,6 +94,7 @@ t.test('contact list: company partial and case-insensitive, tag AND, source, eve
   t.same(await names('company=acme'), ['amy', 'zoe'], 'partial, case-insensitive')
   t.same(await names('company=ÜBERACME'), ['amy'], 'case folding beyond ASCII')
   t.same(await names('company=glob&tag=client'), ['Bob'])
+  t.same(await names('tag=vip'), ['amy', 'zoe'])
   t.same(await names('tag=client&tag=vip'), ['zoe'])
   t.same(await names('source=carddav'), ['Bob'])
   t.same(await names('source=local&tag=vip'), ['amy', 'zoe'])

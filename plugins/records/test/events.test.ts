@@ -150,6 +150,8 @@ t.test('date, from/to (inclusive), calendar_name, status, source: alone and comb
   t.same(await titles('calendar_name=work'), ['today-early', 'tomorrow', 'next-monday'])
   t.same(await titles('calendar_name=work&date=this_week'), ['today-early', 'tomorrow'])
   t.same(await titles('status=cancelled'), ['next-monday'])
+  t.same(await titles('source=caldav'), ['today'])
+  t.same(await titles('source=local&status=cancelled'), ['next-monday'])
   t.same(await titles('status=tentative&source=caldav&date=today'), ['today'])
   t.same(await titles('source=caldav&calendar_name=work'), [])
   t.same(await titles('sort=title&date=this_week'), ['sunday-night', 'today', 'today-early', 'tomorrow', 'tuesday-late'])
