@@ -161,7 +161,10 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
       existing(zone, recordId)
       if (zone.mode === 'proxy') {
         const { driver, pz } = zones.providerOf(zone)
-        await viaProvider(() => driver.deleteRecord(pz, recordId))
+        // Already gone at the provider (deleted from its dashboard): the mirror follows.
+        await viaProvider(() => driver.deleteRecord(pz, recordId)).catch((err: unknown) => {
+          if (!(err instanceof HttpError && err.code === 'NOT_FOUND')) throw err
+        })
       }
       ctx.transaction(() => {
         ctx.records.remove(zone.id, recordId)

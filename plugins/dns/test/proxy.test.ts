@@ -80,6 +80,20 @@ for (const f of fixtures) {
     t.equal(synced.json().data.records_count, seeds.length + 1, 'sync imported the provider-side record')
     t.ok((await dns.call('GET', `/zones/${zone.id}/records`)).json().data.some((r: { id: string }) => r.id === newId))
 
+    const countBefore = (await dns.call('GET', `/zones/${zone.id}`)).json().data.records_count
+    const vanished = (await dns.record(zone.id, { type: 'TXT', name: 'gone', content: 'soon deleted at the provider' })).json().data
+    const held = fake.state.records('shop.example') ?? []
+    held.splice(
+      held.findIndex((r) => r.id === vanished.id),
+      1,
+    )
+    t.equal(
+      (await dns.call('DELETE', `/zones/${zone.id}/records/${vanished.id}`)).statusCode,
+      200,
+      'a record already gone at the provider deletes cleanly',
+    )
+    t.equal((await dns.call('GET', `/zones/${zone.id}`)).json().data.records_count, countBefore, 'and leaves the mirror')
+
     const applied = await dns.call('POST', `/zones/${zone.id}/apply-template`, {
       template: 'verify-google',
       variables: { token: 'gv-123' },
