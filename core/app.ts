@@ -94,7 +94,9 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
 
   const guardDeps = { authenticate: services.authenticate, limiter: services.requestLimiter, hal: services.hal }
   app.addHook('onRoute', (route) => {
-    const config = (route.config ?? {}) as NonNullable<typeof route.config>
+    // One config object shared with the plugin's own onRoute hook, which runs after this one and
+    // fills in its manifest defaults (scope, requires): the guard reads it when requests arrive.
+    const config = (route.config ??= {}) as NonNullable<typeof route.config>
     if (config.auth !== false) {
       const guard = createGuard(guardDeps, config)
       route.onRequest = [guard, ...(route.onRequest ? [route.onRequest].flat() : [])]

@@ -115,7 +115,10 @@ export async function loadPlugins(
       async (instance) => {
         const child = instance as unknown as PluginInstance
         child.addHook('onRoute', (route) => {
-          route.config = { scope: m.scope, requires: m.requires, ...route.config }
+          // In place: the core's guard already holds this object (see app.ts).
+          const config = (route.config ??= {})
+          if (config.scope === undefined && m.scope) config.scope = m.scope
+          if (config.requires === undefined && m.requires) config.requires = m.requires
         })
         if (source === 'third-party') {
           child.addHook('onRequest', async () => {

@@ -16,7 +16,8 @@ export type IdParams = Static<typeof IdParams>
 
 export const MAX_LIMIT = 200
 export const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 20 })
-export const Offset = Type.Integer({ minimum: 0, default: 0 })
+// Bounded so that no offset overflows SQLite's 64-bit integers.
+export const Offset = Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })
 export const PageQuery = Type.Object({ limit: Limit, offset: Offset })
 
 export const ListMeta = Type.Object({

@@ -50,9 +50,10 @@ export function createGuard(
   },
   guards: RouteGuards,
 ): onRequestAsyncHookHandler {
-  const scope = guards.scope ?? 'general'
-  const needsUser = guards.userContext !== false
+  // `guards` is read per request: a plugin's manifest defaults are filled in after this guard is built.
   return async function guard(request: FastifyRequest, reply: FastifyReply) {
+    const scope = guards.scope ?? 'general'
+    const needsUser = guards.userContext !== false
     const auth = await deps.authenticate(request.headers)
     request.auth = auth
     reply.header('x-svc-tier', auth.tier)

@@ -113,3 +113,19 @@ t.test('an instance set to pro unlocks pro features unless a user row overrides'
   await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${o.userId}`, headers: auth(o.token), payload: { tier: 'free' } })
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/hello/pro', headers: auth(o.token) })).statusCode, 403)
 })
+
+t.test('a manifest scope reaches the guard of every route of the plugin', async (t) => {
+  const { definePlugin } = await import('../../core/plugin-api.js')
+  const notebook = definePlugin({ name: 'notebook', version: '1.0.0', apiVersion: '^1.0.0', scope: 'records' }, async (app) => {
+    app.post('/', async (_req, reply) => {
+      reply.code(201)
+      return { ok: true }
+    })
+  })
+  const app = await build(t, { plugins: [notebook] })
+  const o = await owner(app)
+  const agent = await apiKey(app, o.token, { scope: 'agent' })
+  const sync = await apiKey(app, o.token, { scope: 'sync' })
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/notebook', headers: auth(agent) })).statusCode, 201, 'agent keys write records')
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/notebook', headers: auth(sync) })).statusCode, 201, 'sync keys write records')
+})
