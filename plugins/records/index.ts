@@ -23,7 +23,7 @@ export default definePlugin(
     scope: 'records',
   },
   async (app, api) => {
-    const service = createRecordsService({ db: api.db, events: api.events, now: api.now })
+    const service = createRecordsService({ db: api.db, events: api.events, now: api.now, validator: api.validator })
     await recordRoutes(app, { service })
     await noteArchiveRoutes(app, { service })
     await importExportRoutes(app, { service, events: api.events, now: api.now })

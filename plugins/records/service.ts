@@ -21,9 +21,10 @@
  *   purgeTrash(retentionDays)                          → records purged (emits <x>.deleted {id})
  *
  * Inside the plugin the service is passed to route modules; outside (bench)
- * build one with createRecordsService({ db, events, now }).
+ * build one with createRecordsService({ db, events, now, validator }).
  */
 import { randomUUID } from 'node:crypto'
+import type { TSchema } from '@sinclair/typebox'
 import type Database from 'better-sqlite3'
 import { type EventBus, HttpError } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
@@ -31,6 +32,7 @@ import { type Engine, engineFor } from './engine/engine.js'
 import { QueryCache } from './engine/query-cache.js'
 import type { Page } from './engine/list.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
+import type { Check } from './engine/validate.js'
 import { resources } from './resources/index.js'
 
 export type ResourceName = keyof typeof resources
@@ -61,16 +63,18 @@ export interface ServiceDeps {
   db: Database.Database
   events: Pick<EventBus, 'emit'>
   now: () => number
+  /** Compiles a body schema into a check with the API's rules: the plugin passes api.validator. */
+  validator: (schema: TSchema) => Check
   /** Keep recent list totals and page keys (default true); the bench turns it off to time the queries. */
   listCache?: boolean
 }
 
-export function createRecordsService({ db, events, now, listCache = true }: ServiceDeps): RecordsService {
+export function createRecordsService({ db, events, now, validator, listCache = true }: ServiceDeps): RecordsService {
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
   const cache = new QueryCache(db, now)
   const engines = Object.fromEntries(
-    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null)]),
+    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null, validator)]),
   ) as Record<ResourceName, Engine>
   const engine = (resource: ResourceName): Engine => {
     const e = engines[resource]
@@ -129,7 +133,8 @@ export function createRecordsService({ db, events, now, listCache = true }: Serv
       const result: ImportResult = { created: [], failed: [] }
       entries.forEach((entry, index) => {
         try {
-          if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new HttpError('VALIDATION_ERROR', 'entry must be an object', { field: '(root)', constraint: 'type' })
+          if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+            throw new HttpError('VALIDATION_ERROR', 'entry must be an object', { field: '(root)', constraint: 'type' })
           const body: Record<string, unknown> = {}
           const extras: Record<string, unknown> = {}
           for (const [k, v] of Object.entries(entry)) {
@@ -176,7 +181,10 @@ export function createRecordsService({ db, events, now, listCache = true }: Serv
       if (Object.keys(change).length === 0) return current
       const next: ApiRecord = { ...current, ...change }
       if ('custom_fields' in change) {
-        next.custom_fields = change.custom_fields === null ? null : mergeCustomFields(current.custom_fields as CustomFields, change.custom_fields as CustomFields)
+        next.custom_fields =
+          change.custom_fields === null
+            ? null
+            : mergeCustomFields(current.custom_fields as CustomFields, change.custom_fields as CustomFields)
       }
       dedupeTags(next)
       e.def.complete(next, new Set(Object.keys(change)), current)
@@ -188,7 +196,11 @@ export function createRecordsService({ db, events, now, listCache = true }: Serv
       const e = engine(resource)
       e.checkCustom(fields)
       const current = active(e, userId, id)
-      return write(e, userId, { ...current, custom_fields: mergeCustomFields(current.custom_fields as CustomFields, fields as CustomFields), updated_at: iso() })
+      return write(e, userId, {
+        ...current,
+        custom_fields: mergeCustomFields(current.custom_fields as CustomFields, fields as CustomFields),
+        updated_at: iso(),
+      })
     },
 
     setArchived(userId, id, archived) {

@@ -1,3 +1,4 @@
+import { compileCheck } from '../../core/validation.js'
 /**
  * Records bench: one user with 100,000 notes, 20,000 contacts and 20,000
  * events, seeded straight through the records service (one transaction per
@@ -95,7 +96,7 @@ export async function benchRecords(): Promise<Record<string, number | string>> {
     // Seed beside the running daemon (WAL: its readers never wait), through the service.
     const file = databasePath(daemon.dataDir)
     const db = openDatabase(file)
-    const service = createRecordsService({ db, events: { emit: () => undefined as never }, now: Date.now })
+    const service = createRecordsService({ validator: compileCheck, db, events: { emit: () => undefined as never }, now: Date.now })
     const bodies = seedBodies(rng(42))
     db.pragma('wal_checkpoint(TRUNCATE)')
     const before = fileBytes(file)
@@ -110,7 +111,13 @@ export async function benchRecords(): Promise<Record<string, number | string>> {
     out['seed 20k contacts + 20k events s'] = Math.round((performance.now() - started) / 100) / 10
     db.pragma('wal_checkpoint(TRUNCATE)')
     // The queries themselves, without HTTP and without the list cache.
-    const direct = createRecordsService({ db, events: { emit: () => undefined as never }, now: Date.now, listCache: false })
+    const direct = createRecordsService({
+      validator: compileCheck,
+      db,
+      events: { emit: () => undefined as never },
+      now: Date.now,
+      listCache: false,
+    })
     out['service list (no cache) p99 ms'] = timed(() => direct.list(userId, 'notes', { limit: 20 }))
     out[`service search ${WORD} (no cache) p99 ms`] = timed(() => direct.list(userId, 'notes', { search: WORD }))
     db.close()

@@ -6,7 +6,7 @@ import { RecordLister } from './list.js'
 import { CustomFields } from './schema-kit.js'
 import { RecordStore } from './store.js'
 import type { ResourceDefinition } from './types.js'
-import { type Check, compileCheck } from './validate.js'
+import type { Check } from './validate.js'
 
 /** One resource made operational: its table, its lister and its compiled body checks. */
 export interface Engine {
@@ -22,7 +22,12 @@ export interface Engine {
 
 const Source = Type.String({ minLength: 1, maxLength: 64 })
 
-export function engineFor(db: Database.Database, def: ResourceDefinition, cache: QueryCache | null): Engine {
+export function engineFor(
+  db: Database.Database,
+  def: ResourceDefinition,
+  cache: QueryCache | null,
+  compileCheck: (schema: TSchema) => Check,
+): Engine {
   const store = new RecordStore(db, def)
   // What an import entry may carry beyond the create body.
   const extras: Record<string, TSchema> = { source: Source, created_at: Timestamp, updated_at: Timestamp, ...def.importExtras }
@@ -37,4 +42,3 @@ export function engineFor(db: Database.Database, def: ResourceDefinition, cache:
     extraKeys: Object.keys(extras),
   }
 }
-

@@ -56,7 +56,10 @@ export class RecordLister {
     if (q.source !== undefined) out.push({ sql: 't.source = ?', params: [q.source] })
     // instr() on the JSON text (in the covering index) rules most rows out before json_each confirms.
     for (const tag of new Set(q.tag ?? [])) {
-      out.push({ sql: 'instr(t.tags, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value = ?)', params: [JSON.stringify(tag), tag] })
+      out.push({
+        sql: 'instr(t.tags, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value = ?)',
+        params: [JSON.stringify(tag), tag],
+      })
     }
     out.push(...this.def.filters(q, ctx))
     return out
@@ -80,7 +83,9 @@ export class RecordLister {
     // Counting a search walks the matches (few) rather than the user's records (many).
     const count = (extra: SqlClause[]) => {
       const all = [...where, ...extra]
-      const from = match ? `(SELECT rowid AS fts_rowid FROM ${table} WHERE ${table} MATCH ?) f JOIN ${this.def.name} t ON t.seq = f.fts_rowid` : `${this.def.name} t`
+      const from = match
+        ? `(SELECT rowid AS fts_rowid FROM ${table} WHERE ${table} MATCH ?) f JOIN ${this.def.name} t ON t.seq = f.fts_rowid`
+        : `${this.def.name} t`
       const sql = `SELECT count(*) AS n FROM ${from} WHERE ${all.map((c) => c.sql).join(' AND ')}`
       const params = [...(match ? [match] : []), ...all.flatMap((c) => c.params)]
       const run = () => (this.prepare(sql).get(...params) as { n: number }).n
@@ -98,7 +103,10 @@ export class RecordLister {
     const source = ranked
       ? `${this.def.name} t JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
       : `${this.def.name} t`
-    const filters = [...where, ...(match && !ranked ? [{ sql: `t.seq IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`, params: [match] }] : [])]
+    const filters = [
+      ...where,
+      ...(match && !ranked ? [{ sql: `t.seq IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`, params: [match] }] : []),
+    ]
 
     // Page first (sequence numbers and rank only), full rows after: sorting narrow rows is cheap.
     const run = (extra: SqlClause[], tail: string, tailParams: unknown[]): Ranked[] => {

@@ -33,13 +33,6 @@ export function listQuerySchema(def: ResourceDefinition) {
 
 const user = (request: FastifyRequest) => request.auth.userId as string
 
-/**
- * Stated on every route although the manifest says scope 'records': the core
- * guard is built before the plugin loader's onRoute hook fills the manifest
- * scope in, so without this agent keys could only read (reported to the lead).
- */
-export const RECORDS = { scope: 'records' } as const
-
 export function resourceRoutes(app: PluginInstance, service: RecordsService, def: ResourceDefinition): void {
   const resource = def.name as ResourceName
   const base = `/${def.name}`
@@ -47,32 +40,39 @@ export function resourceRoutes(app: PluginInstance, service: RecordsService, def
   const Record = def.schemas.record
   const item = Type.Union([def.listItem ?? Record, def.schemas.compact])
 
-  app.post(base, { schema: { tags, body: def.schemas.create, response: { 201: Single(Record) } }, config: RECORDS }, async (request, reply) => {
+  app.post(base, { schema: { tags, body: def.schemas.create, response: { 201: Single(Record) } } }, async (request, reply) => {
     reply.code(201)
     return service.create(user(request), resource, request.body, { source: request.svcSource })
   })
 
   app.get(
     base,
-    { schema: { tags, querystring: listQuerySchema(def), response: { 200: ListOf(item) } }, config: { ...RECORDS, envelope: 'list' } },
+    { schema: { tags, querystring: listQuerySchema(def), response: { 200: ListOf(item) } }, config: { envelope: 'list' } },
     async (request) => service.list(user(request), resource, request.query as ListQuery),
   )
 
   app.get(
     `${base}/:id`,
-    { schema: { tags, params: IdParams, querystring: Type.Object({ include_deleted: Type.Boolean({ default: false }) }), response: { 200: Single(Record) } }, config: RECORDS },
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: Type.Object({ include_deleted: Type.Boolean({ default: false }) }),
+        response: { 200: Single(Record) },
+      },
+    },
     async (request) => service.get(user(request), resource, request.params.id, { includeDeleted: request.query.include_deleted }),
   )
 
   app.patch(
     `${base}/:id`,
-    { schema: { tags, params: IdParams, body: def.schemas.patch, response: { 200: Single(Record) } }, config: RECORDS },
+    { schema: { tags, params: IdParams, body: def.schemas.patch, response: { 200: Single(Record) } } },
     async (request) => service.update(user(request), resource, request.params.id, request.body),
   )
 
   app.patch(
     `${base}/:id/custom`,
-    { schema: { tags, params: IdParams, body: CustomFields, response: { 200: Single(Record) } }, config: RECORDS },
+    { schema: { tags, params: IdParams, body: CustomFields, response: { 200: Single(Record) } } },
     async (request) => service.mergeCustom(user(request), resource, request.params.id, request.body),
   )
 
@@ -85,14 +85,11 @@ export function resourceRoutes(app: PluginInstance, service: RecordsService, def
         querystring: Type.Object({ permanent: Type.Boolean({ default: false }) }),
         response: { 200: Single(Type.Union([Record, Type.Object({ id: Uuid })])) },
       },
-      config: RECORDS,
     },
     async (request) => service.remove(user(request), resource, request.params.id, { permanent: request.query.permanent }),
   )
 
-  app.post(
-    `${base}/:id/restore`,
-    { schema: { tags, params: IdParams, response: { 200: Single(Record) } }, config: RECORDS },
-    async (request) => service.restore(user(request), resource, request.params.id),
+  app.post(`${base}/:id/restore`, { schema: { tags, params: IdParams, response: { 200: Single(Record) } } }, async (request) =>
+    service.restore(user(request), resource, request.params.id),
   )
 }

@@ -35,7 +35,9 @@ export class RecordStore {
       insert: db.prepare(
         `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
       ),
-      update: db.prepare(`UPDATE ${t} SET ${[...this.columns, 'updated_at'].map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND user_id = @user_id`),
+      update: db.prepare(
+        `UPDATE ${t} SET ${[...this.columns, 'updated_at'].map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND user_id = @user_id`,
+      ),
       setDeleted: db.prepare(`UPDATE ${t} SET deleted_at = ? WHERE id = ? AND user_id = ?`),
       remove: db.prepare(`DELETE FROM ${t} WHERE id = ? AND user_id = ?`),
       all: db.prepare(`SELECT * FROM ${t} WHERE user_id = ? ORDER BY seq`),

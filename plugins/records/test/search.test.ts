@@ -1,3 +1,4 @@
+import { compileCheck } from '../../../core/validation.js'
 import { join } from 'node:path'
 import t from 'tap'
 import { openDatabase } from '../../../core/db/sqlite.js'
@@ -74,7 +75,11 @@ t.test('operators are searched as words; prefixes match; diacritics fold', async
   t.same(await ids('"river'), [near.id], 'an unbalanced quote is ignored')
   t.same(await ids('DROP TABLE'), [drop.id], 'SQL look-alikes are words')
   t.same(await ids('*'), [], 'no word at all: nothing matches')
-  t.same(await ids('   '), (await call('GET', '/notes')).body.data.map((n: { id: string }) => n.id), 'blank search: no filter')
+  t.same(
+    await ids('   '),
+    (await call('GET', '/notes')).body.data.map((n: { id: string }) => n.id),
+    'blank search: no filter',
+  )
 })
 
 t.test('relevance ranking (bm25) unless sort is given; search combines with filters and paging', async (t) => {
@@ -103,8 +108,14 @@ t.test('relevance ranking (bm25) unless sort is given; search combines with filt
   )
   const page = await call('GET', '/notes?search=budget&limit=1&offset=1')
   t.same(page.body.meta, { total: 3, limit: 1, offset: 1 })
-  t.same(page.body.data.map((n: { id: string }) => n.id), [inTitle.id])
-  t.same((await call('GET', '/notes?search=budget&tag=fin')).body.data.map((n: { id: string }) => n.id), [both.id])
+  t.same(
+    page.body.data.map((n: { id: string }) => n.id),
+    [inTitle.id],
+  )
+  t.same(
+    (await call('GET', '/notes?search=budget&tag=fin')).body.data.map((n: { id: string }) => n.id),
+    [both.id],
+  )
 
   await call('PATCH', `/notes/${inTitle.id}`, { title: 'Forecast', content: 'numbers' })
   t.same(
@@ -112,16 +123,36 @@ t.test('relevance ranking (bm25) unless sort is given; search combines with filt
     [both.id, inBody.id],
     'the index follows updates (trigger)',
   )
-  t.same((await call('GET', '/notes?search=forecast')).body.data.map((n: { id: string }) => n.id), [inTitle.id])
+  t.same(
+    (await call('GET', '/notes?search=forecast')).body.data.map((n: { id: string }) => n.id),
+    [inTitle.id],
+  )
   await call('DELETE', `/notes/${both.id}?permanent=true`)
-  t.same((await call('GET', '/notes?search=budget')).body.data.map((n: { id: string }) => n.id), [inBody.id], 'and deletes')
+  t.same(
+    (await call('GET', '/notes?search=budget')).body.data.map((n: { id: string }) => n.id),
+    [inBody.id],
+    'and deletes',
+  )
 })
 
 t.test('events search covers title and description only', async (t) => {
   const { call } = await bench(t)
-  const ev = (await call('POST', '/events', { title: 'Board meeting', description: 'quarterly numbers', location: 'Boardroom', start_at: '2026-11-20T10:00:00Z' })).body.data
-  t.same((await call('GET', '/events?search=quarter')).body.data.map((e: { id: string }) => e.id), [ev.id])
-  t.same((await call('GET', '/events?search=board')).body.data.map((e: { id: string }) => e.id), [ev.id])
+  const ev = (
+    await call('POST', '/events', {
+      title: 'Board meeting',
+      description: 'quarterly numbers',
+      location: 'Boardroom',
+      start_at: '2026-11-20T10:00:00Z',
+    })
+  ).body.data
+  t.same(
+    (await call('GET', '/events?search=quarter')).body.data.map((e: { id: string }) => e.id),
+    [ev.id],
+  )
+  t.same(
+    (await call('GET', '/events?search=board')).body.data.map((e: { id: string }) => e.id),
+    [ev.id],
+  )
   t.same((await call('GET', '/events?search=boardroom')).body.data, [], 'location is not indexed (api.md: title and description)')
 })
 
@@ -134,8 +165,18 @@ t.test('a word matching more than RANK_LIMIT records is ordered by the default s
   t.equal(before.body.meta.total, 1)
   const other = openDatabase(join(app.dataDir, 'hearth.db'))
   t.teardown(() => other.close())
-  const service = createRecordsService({ db: other, events: { emit: () => undefined as never }, now: () => clock.ms + 1000 })
-  const seeded = service.importMany(userId, 'notes', Array.from({ length: RANK_LIMIT + 10 }, (_, i) => ({ content: `common word ${i}` })), { emit: false })
+  const service = createRecordsService({
+    validator: compileCheck,
+    db: other,
+    events: { emit: () => undefined as never },
+    now: () => clock.ms + 1000,
+  })
+  const seeded = service.importMany(
+    userId,
+    'notes',
+    Array.from({ length: RANK_LIMIT + 10 }, (_, i) => ({ content: `common word ${i}` })),
+    { emit: false },
+  )
   t.equal(seeded.failed.length, 0)
   const res = await call('GET', '/notes?search=common&limit=3')
   t.equal(res.body.meta.total, RANK_LIMIT + 11, 'a write by another connection is seen at once')

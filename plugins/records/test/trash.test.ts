@@ -1,3 +1,4 @@
+import { compileCheck } from '../../../core/validation.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -59,6 +60,7 @@ t.test('purgeTrash emits <x>.deleted { id } for each purged record, to its owner
   await call('DELETE', `/contacts/${contact.id}`)
   const seen: HearthEvent[] = []
   const service = createRecordsService({
+    validator: compileCheck,
     db: app.hearth.db,
     events: { emit: (type, input) => (seen.push({ type, at: '', ...input }), { type, at: '', ...input }) as never },
     now: () => clock.ms + 30 * DAY + 1,
@@ -69,6 +71,9 @@ t.test('purgeTrash emits <x>.deleted { id } for each purged record, to its owner
     ['note.deleted', note.id],
     ['contact.deleted', contact.id],
   ])
-  t.same(seen.map((e) => e.data), [{ id: note.id }, { id: contact.id }])
+  t.same(
+    seen.map((e) => e.data),
+    [{ id: note.id }, { id: contact.id }],
+  )
   t.ok(seen.every((e) => e.userId === seen[0]?.userId && e.userId))
 })
