@@ -111,3 +111,25 @@ t.test('API keys: agent keys read DNS, sync keys do not reach it', async (t) => 
   )
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/dns/zones' })).statusCode, 401, 'no token → 401')
 })
+
+t.test('configured name servers go into new zones (NS and SOA mname)', async (t) => {
+  const app = await build(t, { env: { HEARTH_DNS_NAMESERVERS: 'NS1.Example.NET.,ns2.example.net' } })
+  const { token } = await owner(app)
+  const zone = (
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/dns/zones',
+      headers: auth(token),
+      payload: { zone: 'named.test', mode: 'authoritative' },
+    })
+  ).json().data
+  const records = (await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.id}/records`, headers: auth(token) })).json().data
+  t.same(
+    records
+      .filter((r: { type: string }) => r.type === 'NS')
+      .map((r: { content: string }) => r.content)
+      .sort(),
+    ['ns1.example.net', 'ns2.example.net'],
+  )
+  t.match(records.find((r: { type: string }) => r.type === 'SOA').content, /^ns1\.example\.net hostmaster\.named\.test \d+ /)
+})
