@@ -1,4 +1,4 @@
-import type { DriverInstance } from '../../core/hal/driver.js'
+import type { DriverInstance } from '../../core/plugin-api.js'
 
 /**
  * The firewall kind of the HAL: opening and closing single ports for the

@@ -1,4 +1,4 @@
-import type { DriverInstance, DriverModule } from '../../core/hal/driver.js'
+import type { DriverInstance, DriverModule } from '../../core/plugin-api.js'
 import nftables from './nftables/index.js'
 import noop from './noop/index.js'
 

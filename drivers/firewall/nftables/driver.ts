@@ -1,5 +1,4 @@
-import { HttpError, ToolMissingError } from '../../../core/plugin-api.js'
-import type { DriverContext } from '../../../core/hal/driver.js'
+import { type DriverContext, HttpError, ToolMissingError } from '../../../core/plugin-api.js'
 import { assertPort, byPortThenProto, type FirewallDriver, type FirewallProto } from '../driver.js'
 import { type NftPortRule, parsePortRules } from './rules.js'
 

@@ -1,5 +1,4 @@
-import { ToolMissingError } from '../../../core/plugin-api.js'
-import { type DriverContext, defineDriver } from '../../../core/hal/driver.js'
+import { defineDriver, type DriverContext, ToolMissingError } from '../../../core/plugin-api.js'
 import type { FirewallDriver } from '../driver.js'
 import { createNftablesDriver, nftOptions } from './driver.js'
 

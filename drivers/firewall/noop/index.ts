@@ -1,4 +1,4 @@
-import { defineDriver } from '../../../core/hal/driver.js'
+import { defineDriver } from '../../../core/plugin-api.js'
 import { assertPort, byPortThenProto, type FirewallDriver, type FirewallPort } from '../driver.js'
 
 /** In-memory driver: what would be opened, for machines without nftables (or when it is not ours to touch). */

@@ -1,17 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify'
 import type { Test } from 'tap'
-import type { CommandRunner, RunResult } from '../../../core/hal/command.js'
-import type { DriverContext } from '../../../core/hal/driver.js'
+import type { CommandRunner, DriverContext, RunResult } from '../../../core/plugin-api.js'
+import { driverContext, silentLog } from '../../../test/drivers.js'
 
-export const silentLog: FastifyBaseLogger = (() => {
-  const noop = () => undefined
-  const log = { level: 'silent', fatal: noop, error: noop, warn: noop, info: noop, debug: noop, trace: noop, silent: noop } as Record<
-    string,
-    unknown
-  >
-  log.child = () => log
-  return log as unknown as FastifyBaseLogger
-})()
+export { silentLog }
 
 /** One expected tool call and what the (real, captured) tool answered. */
 export interface Step {
@@ -37,5 +28,5 @@ export function scriptedRunner(t: Test, steps: Step[]): CommandRunner & { calls:
 }
 
 export function context(run: CommandRunner, settings: Record<string, unknown> = {}): DriverContext {
-  return { run, log: silentLog, dataDir: '/tmp', now: Date.now, settings }
+  return driverContext(run, settings)
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { runCommand } from '../../../../core/hal/command.js'
+import { runCommand } from '../../../../core/plugin-api.js'
 import { context } from '../../test/context.js'
 import nftables from '../index.js'
 

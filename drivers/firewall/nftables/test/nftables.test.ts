@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { ToolMissingError } from '../../../../core/hal/command.js'
-import { HttpError } from '../../../../core/errors.js'
+import { HttpError, ToolMissingError } from '../../../../core/plugin-api.js'
 import { sourcePath } from '../../../../test/paths.js'
 import { context, scriptedRunner } from '../../test/context.js'
 import nftables from '../index.js'
