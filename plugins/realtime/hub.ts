@@ -84,7 +84,10 @@ export function createHub(opts: HubOptions) {
       clearInterval(heartbeat)
       const open = [...clients]
       clients.clear()
-      const closed = open.map((c) => new Promise<void>((resolve) => (c.socket.readyState === c.socket.CLOSED ? resolve() : c.socket.once('close', () => resolve()))))
+      const closed = open.map(
+        (c) =>
+          new Promise<void>((resolve) => (c.socket.readyState === c.socket.CLOSED ? resolve() : c.socket.once('close', () => resolve()))),
+      )
       for (const c of open) c.socket.close(1001, 'server shutting down')
       const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
       await Promise.race([Promise.all(closed), timer])

@@ -14,7 +14,9 @@ export interface ClientError {
 }
 
 export function parseClientMessage(text: string | null): { subscribe: string[] } | { error: ClientError } {
-  const fail = (field: string, constraint: string, message: string) => ({ error: { code: 'VALIDATION_ERROR' as const, message, details: { field, constraint } } })
+  const fail = (field: string, constraint: string, message: string) => ({
+    error: { code: 'VALIDATION_ERROR' as const, message, details: { field, constraint } },
+  })
   if (text === null) return fail('message', 'type', 'messages must be JSON text')
   let body: unknown
   try {

@@ -55,8 +55,15 @@ t.test('a client receives its own user events only, in the spec message shape', 
   t.match(got, { type: 'note.created', id: 'n-2', data: { id: 'n-2', title: 'mine' } })
   t.ok(!Number.isNaN(Date.parse(got.at)), 'at is a timestamp')
   await theirs.next((m) => m.type === 'note.created')
-  t.same(mine.of('note.created').map((m) => m.id), ['n-2'], 'never sees another user event')
-  t.same(theirs.of('note.created').map((m) => m.id), ['n-1'])
+  t.same(
+    mine.of('note.created').map((m) => m.id),
+    ['n-2'],
+    'never sees another user event',
+  )
+  t.same(
+    theirs.of('note.created').map((m) => m.id),
+    ['n-1'],
+  )
   mine.close()
   theirs.close()
 })
@@ -77,7 +84,15 @@ t.test('subscribe narrows the stream; bad subscribe messages get an error and ch
   const ok = await c.subscribe(['note.*', 'event.created', 'dns.*'])
   t.same(ok.data.subscribe, ['note.*', 'event.created', 'dns.*'])
   const emit = (type: string) => app.hearth.events.emit(type, { userId: o.userId, id: type, data: { id: type } })
-  for (const type of ['note.updated', 'contact.created', 'event.updated', 'event.created', 'dns.record.created', 'notes.created', 'note.deleted']) {
+  for (const type of [
+    'note.updated',
+    'contact.created',
+    'event.updated',
+    'event.created',
+    'dns.record.created',
+    'notes.created',
+    'note.deleted',
+  ]) {
     emit(type)
   }
   await c.next((m) => m.type === 'note.deleted')
@@ -164,7 +179,12 @@ t.test('a socket whose user is disabled is closed with 4401 at the next heartbea
   const doomed = await TestClient.open(`${url}?token=${user.token}`)
   const kept = await TestClient.open(url, auth(o.token))
   const code = doomed.closed()
-  const res = await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${user.userId}`, headers: auth(o.token), payload: { disabled: true } })
+  const res = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/admin/users/${user.userId}`,
+    headers: auth(o.token),
+    payload: { disabled: true },
+  })
   t.equal(res.statusCode, 200)
   t.equal(await code, 4401)
   await tick(400)

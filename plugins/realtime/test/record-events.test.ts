@@ -18,7 +18,12 @@ t.test('each record operation emits its event to its owner only', async (t) => {
   const theirs = await TestClient.open(url, auth(other.token))
 
   const call = async (method: string, path: string, payload?: object) => {
-    const res = await app.inject({ method: method as 'GET', url: `/api/v1${path}`, headers: auth(o.token), ...(payload ? { payload } : {}) })
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api/v1${path}`,
+      headers: auth(o.token),
+      ...(payload ? { payload } : {}),
+    })
     t.ok(res.statusCode < 300, `${method} ${path} → ${res.statusCode}`)
     return res.statusCode === 204 ? null : res.json().data
   }

@@ -64,7 +64,7 @@ function readTar(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMem
   const members: ArchiveMember[] = []
   const text = new TextDecoder()
   let total = 0
-  for (let offset = 0; offset + 512 <= bytes.length; ) {
+  for (let offset = 0; offset + 512 <= bytes.length;) {
     const header = bytes.subarray(offset, offset + 512)
     if (header.every((b) => b === 0)) break
     const field = (start: number, length: number) => text.decode(header.subarray(start, start + length)).replace(/\0.*$/s, '')

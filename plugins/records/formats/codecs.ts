@@ -52,7 +52,8 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
     }),
     read(bytes, filename) {
       // A single .md file is a one-note import; anything else must be an archive.
-      if (!isArchive(bytes) && isNoteFile(filename)) return { entries: [{ index: 0, file: filename, record: parseNoteFile(filename, text(bytes)) }], failed: [] }
+      if (!isArchive(bytes) && isNoteFile(filename))
+        return { entries: [{ index: 0, file: filename, record: parseNoteFile(filename, text(bytes)) }], failed: [] }
       try {
         return requireEntries(parseNotesArchive(bytes), 'Markdown (.md) files')
       } catch (err) {

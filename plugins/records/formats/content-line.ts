@@ -138,7 +138,11 @@ export function encodeParam(value: string): string {
 
 /** TEXT escaping: backslash, semicolon, comma and newline. */
 export function escapeText(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\n|\r/g, '\\n')
+  return value
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\n|\r/g, '\\n')
 }
 
 export function unescapeText(value: string): string {
@@ -167,9 +171,7 @@ export function splitEscaped(value: string, separator: ';' | ','): string[] {
 
 /** Builds one folded content line from a name, parameters and an already escaped value. */
 export function contentLine(name: string, params: Array<[string, string | string[]]>, value: string): string {
-  const paramText = params
-    .map(([key, v]) => `;${key}=${(Array.isArray(v) ? v : [v]).map(encodeParam).join(',')}`)
-    .join('')
+  const paramText = params.map(([key, v]) => `;${key}=${(Array.isArray(v) ? v : [v]).map(encodeParam).join(',')}`).join('')
   return fold(`${name}${paramText}:${value}`)
 }
 

@@ -16,7 +16,14 @@ export function customFieldLines(fields: CustomFields, skip: ReadonlySet<string>
     .map(([key, value]) =>
       typeof value === 'string'
         ? contentLine(CUSTOM_FIELD_PROPERTY, [['X-KEY', key]], escapeText(value))
-        : contentLine(CUSTOM_FIELD_PROPERTY, [['X-KEY', key], ['X-TYPE', 'json']], escapeText(JSON.stringify(value))),
+        : contentLine(
+            CUSTOM_FIELD_PROPERTY,
+            [
+              ['X-KEY', key],
+              ['X-TYPE', 'json'],
+            ],
+            escapeText(JSON.stringify(value)),
+          ),
     )
 }
 

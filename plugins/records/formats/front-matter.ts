@@ -145,7 +145,7 @@ class FlowParser {
     const out: Value[] = []
     for (;;) {
       this.ws()
-      if (this.s[this.i] === ']') return this.i++, out
+      if (this.s[this.i] === ']') return (this.i++, out)
       out.push(this.value())
       this.ws()
       if (this.s[this.i] === ',') this.i++
@@ -158,7 +158,7 @@ class FlowParser {
     const out: Record<string, Value> = {}
     for (;;) {
       this.ws()
-      if (this.s[this.i] === '}') return this.i++, out
+      if (this.s[this.i] === '}') return (this.i++, out)
       const key = String(this.item(/[:,}]/))
       this.ws()
       if (this.s[this.i] !== ':') this.fail('expected :')

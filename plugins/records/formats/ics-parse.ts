@@ -98,7 +98,10 @@ function readEvent(vevent: Component, fileCalendar?: string): EventRecord {
 function readAlarm(alarm: Component, startIso: string, endIso: string | null): EventRecord['reminders'][number] {
   const trigger = alarm.properties.find((p) => p.name === 'TRIGGER')
   if (!trigger) throw new Error(`line ${alarm.line}: VALARM has no TRIGGER`)
-  const action = alarm.properties.find((p) => p.name === 'ACTION')?.value.trim().toUpperCase()
+  const action = alarm.properties
+    .find((p) => p.name === 'ACTION')
+    ?.value.trim()
+    .toUpperCase()
   const type = action === 'EMAIL' ? 'email' : 'notification'
   const start = Date.parse(startIso)
   let fireAt: number
@@ -117,7 +120,9 @@ function readAlarm(alarm: Component, startIso: string, endIso: string | null): E
 }
 
 function readAttendee(cl: ContentLine): EventRecord['attendees'][number] {
-  const email = unescapeText(cl.value).trim().replace(/^mailto:/i, '')
+  const email = unescapeText(cl.value)
+    .trim()
+    .replace(/^mailto:/i, '')
   const partstat = cl.params.get('PARTSTAT')?.[0]?.toUpperCase()
   return { email, name: cl.params.get('CN')?.[0] || null, status: (partstat && PARTSTAT[partstat]) || 'pending' }
 }

@@ -20,7 +20,7 @@ const WINDOWS_ZONES: Record<string, string> = {
   'Central Standard Time': 'America/Chicago',
   'Mountain Standard Time': 'America/Denver',
   'Pacific Standard Time': 'America/Los_Angeles',
-  'UTC': 'UTC',
+  UTC: 'UTC',
 }
 
 export interface TimeValue {

@@ -22,7 +22,11 @@ export function parseNotesArchive(bytes: Uint8Array): ParseResult<NoteRecord> {
   const result: ParseResult<NoteRecord> = { entries: [], failed: [] }
   readArchive(bytes, isNoteFile).forEach((member, index) => {
     try {
-      result.entries.push({ index, file: member.name, record: parseNoteFile(member.name, new TextDecoder('utf-8', { fatal: true }).decode(member.data)) })
+      result.entries.push({
+        index,
+        file: member.name,
+        record: parseNoteFile(member.name, new TextDecoder('utf-8', { fatal: true }).decode(member.data)),
+      })
     } catch (err) {
       const message = err instanceof TypeError ? 'the file is not valid UTF-8' : (err as Error).message
       result.failed.push({ index, file: member.name, error: message })

@@ -11,6 +11,8 @@ export function parseStamp(value: string): string | undefined {
 
 /** ISO datetime → 20261122T081500Z. */
 export function formatStamp(iso: string): string {
-  return new Date(iso).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')
+  return new Date(iso)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')
 }
-

@@ -1,4 +1,12 @@
-import { type Component, type ContentLine, decodeQuotedPrintable, paramValues, parseComponents, splitEscaped, unescapeText } from './content-line.js'
+import {
+  type Component,
+  type ContentLine,
+  decodeQuotedPrintable,
+  paramValues,
+  parseComponents,
+  splitEscaped,
+  unescapeText,
+} from './content-line.js'
 import { addField, CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
 import { parseStamp } from './stamps.js'
 import type { ContactAddress, ContactEmail, ContactPhone, ContactRecord, ParseResult } from './types.js'
@@ -14,7 +22,34 @@ import type { ContactAddress, ContactEmail, ContactPhone, ContactRecord, ParseRe
 /** Standard properties kept as custom fields, under these keys. */
 export const EXTRA_PROPERTIES: Record<string, string> = { BDAY: 'birthday', NICKNAME: 'nickname', URL: 'url', ANNIVERSARY: 'anniversary' }
 
-const IGNORED = new Set(['VERSION', 'PRODID', 'UID', 'PHOTO', 'LOGO', 'SOUND', 'KEY', 'KIND', 'SOURCE', 'X-ABLABEL', 'X-ABADR', 'CLIENTPIDMAP', 'LABEL', 'GENDER', 'LANG', 'TZ', 'GEO', 'IMPP', 'MEMBER', 'RELATED', 'SORT-STRING', 'MAILER', 'CLASS', 'AGENT', 'NAME', 'PROFILE'])
+const IGNORED = new Set([
+  'VERSION',
+  'PRODID',
+  'UID',
+  'PHOTO',
+  'LOGO',
+  'SOUND',
+  'KEY',
+  'KIND',
+  'SOURCE',
+  'X-ABLABEL',
+  'X-ABADR',
+  'CLIENTPIDMAP',
+  'LABEL',
+  'GENDER',
+  'LANG',
+  'TZ',
+  'GEO',
+  'IMPP',
+  'MEMBER',
+  'RELATED',
+  'SORT-STRING',
+  'MAILER',
+  'CLASS',
+  'AGENT',
+  'NAME',
+  'PROFILE',
+])
 
 export function parseVCards(text: string): ParseResult<ContactRecord> {
   const { roots, errors } = parseComponents(text)
@@ -70,7 +105,8 @@ function readCard(card: Component): ContactRecord {
         if (text()) ranked.emails.push([{ address: text(), label: emailLabel(types(cl), label), primary: false }, prefRank(cl)])
         break
       case 'TEL':
-        if (text()) ranked.phones.push([{ number: text().replace(/^tel:/i, ''), label: phoneLabel(types(cl), label), primary: false }, prefRank(cl)])
+        if (text())
+          ranked.phones.push([{ number: text().replace(/^tel:/i, ''), label: phoneLabel(types(cl), label), primary: false }, prefRank(cl)])
         break
       case 'ADR':
         record.addresses.push(readAddress(cl, label))
@@ -122,7 +158,13 @@ function readCard(card: Component): ContactRecord {
 function groupLabels(properties: ContentLine[]): Map<string, string> {
   const labels = new Map<string, string>()
   for (const cl of properties) {
-    if (cl.name === 'X-ABLABEL' && cl.group) labels.set(cl.group, unescapeText(cl.value).replace(/^_\$!<(.*)>!\$_$/, '$1').trim())
+    if (cl.name === 'X-ABLABEL' && cl.group)
+      labels.set(
+        cl.group,
+        unescapeText(cl.value)
+          .replace(/^_\$!<(.*)>!\$_$/, '$1')
+          .trim(),
+      )
   }
   return labels
 }
@@ -156,7 +198,9 @@ function phoneLabel(t: string[], groupLabel?: string): ContactPhone['label'] {
 const ADR_TYPE_NOISE = new Set(['pref', 'postal', 'parcel', 'dom', 'intl'])
 
 function readAddress(cl: ContentLine, groupLabel?: string): ContactAddress {
-  const [pobox = '', extended = '', street = '', city = '', state = '', code = '', country = ''] = splitEscaped(cl.value, ';').map((s) => s.trim())
+  const [pobox = '', extended = '', street = '', city = '', state = '', code = '', country = ''] = splitEscaped(cl.value, ';').map((s) =>
+    s.trim(),
+  )
   const label = types(cl).find((t) => !ADR_TYPE_NOISE.has(t)) ?? groupLabel?.toLowerCase() ?? null
   return {
     street: [street, extended, pobox].filter(Boolean).join('\n') || null,

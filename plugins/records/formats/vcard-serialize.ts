@@ -46,7 +46,12 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
   const written = new Set<string>()
   for (const [key, prop] of EXTRA_BY_KEY) {
     const value = c.custom_fields?.[key]
-    const values = typeof value === 'string' ? [value] : Array.isArray(value) && value.length > 1 && value.every((x) => typeof x === 'string') ? value : null
+    const values =
+      typeof value === 'string'
+        ? [value]
+        : Array.isArray(value) && value.length > 1 && value.every((x) => typeof x === 'string')
+          ? value
+          : null
     if (!values) continue
     for (const item of values) lines.push(contentLine(prop, [], escapeText(item)))
     written.add(key)
@@ -60,5 +65,10 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
 /** TYPE list plus the version's way of marking the preferred entry. */
 function typed(type: string[], primary: boolean, v4: boolean): Array<[string, string | string[]]> {
   if (!primary) return [['TYPE', type]]
-  return v4 ? [['TYPE', type], ['PREF', '1']] : [['TYPE', [...type, 'pref']]]
+  return v4
+    ? [
+        ['TYPE', type],
+        ['PREF', '1'],
+      ]
+    : [['TYPE', [...type, 'pref']]]
 }

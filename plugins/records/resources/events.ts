@@ -18,7 +18,11 @@ const attendee = (complete: boolean) =>
   Type.Object(
     complete
       ? { email: Type.String(), name: Nullable(Type.String()), status: AttendeeStatus }
-      : { email: Type.String({ minLength: 1, maxLength: 320 }), name: Type.Optional(NullableText(300)), status: Type.Optional(AttendeeStatus) },
+      : {
+          email: Type.String({ minLength: 1, maxLength: 320 }),
+          name: Type.Optional(NullableText(300)),
+          status: Type.Optional(AttendeeStatus),
+        },
     { additionalProperties: false },
   )
 
@@ -73,7 +77,11 @@ export const events: ResourceDefinition = {
     listFilters: Type.Object({
       date: Type.String({ pattern: '^(today|tomorrow|this_week|this_month|\\d{4}-\\d{2}-\\d{2})$' }),
       from: Type.String({ minLength: 10, maxLength: 40, description: 'datetime (or YYYY-MM-DD): events starting at or after' }),
-      to: Type.String({ minLength: 10, maxLength: 40, description: 'datetime (or YYYY-MM-DD, whole day): events starting up to and including' }),
+      to: Type.String({
+        minLength: 10,
+        maxLength: 40,
+        description: 'datetime (or YYYY-MM-DD, whole day): events starting up to and including',
+      }),
       calendar_name: Type.String({ minLength: 1, maxLength: 200 }),
       status: StringEnum(['confirmed', 'tentative', 'cancelled'] as const),
     }),

@@ -30,7 +30,15 @@ export function titleFromContent(content: string): string | null {
 export const notes: ResourceDefinition = {
   name: 'notes',
   singular: 'note',
-  columns: { title: 'text', content: 'text', content_format: 'text', tags: 'json', pinned: 'bool', archived: 'bool', custom_fields: 'json' },
+  columns: {
+    title: 'text',
+    content: 'text',
+    content_format: 'text',
+    tags: 'json',
+    pinned: 'bool',
+    archived: 'bool',
+    custom_fields: 'json',
+  },
   fts: { table: 'notes_fts', weights: [10, 1] },
   schemas: {
     record: recordSchema({ ...fields, title: Nullable(Type.String()), archived: Type.Boolean() }),
@@ -71,7 +79,9 @@ export const notes: ResourceDefinition = {
     return {
       id: r.id,
       title: r.title,
-      snippet: Array.from(String(r.content ?? '')).slice(0, 160).join(''),
+      snippet: Array.from(String(r.content ?? ''))
+        .slice(0, 160)
+        .join(''),
       tags: r.tags,
       pinned: r.pinned,
       updated_at: r.updated_at,

@@ -99,7 +99,11 @@ function periodDays(rule: Recurrence, start: Date, p: number, interval: number):
     }
     case 'YEARLY': {
       const year = y + p * interval
-      const months = rule.bymonth?.length ? [...rule.bymonth].sort((a, b) => a - b).map((x) => x - 1) : rule.byday?.length && !rule.bymonthday?.length ? [...Array(12).keys()] : [m]
+      const months = rule.bymonth?.length
+        ? [...rule.bymonth].sort((a, b) => a - b).map((x) => x - 1)
+        : rule.byday?.length && !rule.bymonthday?.length
+          ? [...Array(12).keys()]
+          : [m]
       return months.flatMap((mo) => monthDays(year, mo, rule, d).map((day) => local(year, mo, day)))
     }
   }
@@ -119,7 +123,12 @@ function firstPeriod(rule: Recurrence, start: Date, from: number, interval: numb
   if (rule.count || from <= start.getTime()) return 0
   const f = new Date(from)
   const months = (f.getFullYear() - start.getFullYear()) * 12 + f.getMonth() - start.getMonth()
-  const span = { DAILY: (from - start.getTime()) / 86_400_000, WEEKLY: (from - start.getTime()) / (7 * 86_400_000), MONTHLY: months, YEARLY: months / 12 }[rule.freq]
+  const span = {
+    DAILY: (from - start.getTime()) / 86_400_000,
+    WEEKLY: (from - start.getTime()) / (7 * 86_400_000),
+    MONTHLY: months,
+    YEARLY: months / 12,
+  }[rule.freq]
   return Math.max(0, Math.floor(span / interval) - 1)
 }
 

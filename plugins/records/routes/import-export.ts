@@ -67,7 +67,12 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
           throw err
         }
         const userId = request.auth.userId as string
-        const result = service.importMany(userId, resource, parsed.entries.map((e) => e.record), { source: request.svcSource ?? 'import', emit: false })
+        const result = service.importMany(
+          userId,
+          resource,
+          parsed.entries.map((e) => e.record),
+          { source: request.svcSource ?? 'import', emit: false },
+        )
         const ids = result.created.map((r) => r.id)
         if (ids.length > 0) {
           // One summary event instead of a created event per record: a 20,000-contact import
@@ -100,7 +105,13 @@ async function readUpload(request: FastifyRequest): Promise<{ bytes: Buffer; fil
 function failures(parsed: ParseResult<unknown>, refused: ImportOutcome['failed']): Array<ParseFailure & { details?: object }> {
   const rejected = refused.map(({ index, error }) => {
     const { index: at, line, file } = parsed.entries[index]
-    return { index: at, ...(line ? { line } : {}), ...(file ? { file } : {}), error: error.message, ...(error.details ? { details: error.details } : {}) }
+    return {
+      index: at,
+      ...(line ? { line } : {}),
+      ...(file ? { file } : {}),
+      error: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    }
   })
   return [...parsed.failed, ...rejected].sort(byPosition)
 }

@@ -43,10 +43,25 @@ t.test('contact validation errors name field and constraint', async (t) => {
     ['POST', '/contacts', {}, { field: 'display_name', constraint: 'required' }],
     ['POST', '/contacts', { display_name: '  ', first_name: '', last_name: null }, { field: 'display_name', constraint: 'required' }],
     ['POST', '/contacts', { display_name: 'A', emails: [{ label: 'work' }] }, { field: 'emails.0.address', constraint: 'required' }],
-    ['POST', '/contacts', { display_name: 'A', emails: [{ address: 'a@b', label: 'home' }] }, { field: 'emails.0.label', constraint: 'enum' }],
-    ['POST', '/contacts', { display_name: 'A', emails: [{ address: 'a@b', primary: 'yes' }] }, { field: 'emails.0.primary', constraint: 'type' }],
+    [
+      'POST',
+      '/contacts',
+      { display_name: 'A', emails: [{ address: 'a@b', label: 'home' }] },
+      { field: 'emails.0.label', constraint: 'enum' },
+    ],
+    [
+      'POST',
+      '/contacts',
+      { display_name: 'A', emails: [{ address: 'a@b', primary: 'yes' }] },
+      { field: 'emails.0.primary', constraint: 'type' },
+    ],
     ['POST', '/contacts', { display_name: 'A', phones: [{ number: '1', label: 'fax' }] }, { field: 'phones.0.label', constraint: 'enum' }],
-    ['POST', '/contacts', { display_name: 'A', phones: [{ number: '1', extension: '2' }] }, { field: 'phones.0.extension', constraint: 'unknown' }],
+    [
+      'POST',
+      '/contacts',
+      { display_name: 'A', phones: [{ number: '1', extension: '2' }] },
+      { field: 'phones.0.extension', constraint: 'unknown' },
+    ],
     ['POST', '/contacts', { display_name: 'A', addresses: [{ town: 'x' }] }, { field: 'addresses.0.town', constraint: 'unknown' }],
     ['POST', '/contacts', { display_name: 'A', company: 7 }, { field: 'company', constraint: 'type' }],
     ['POST', '/contacts', { display_name: 'A', birthday: '2000-01-01' }, { field: 'birthday', constraint: 'unknown' }],
@@ -105,7 +120,10 @@ t.test('contact list: company partial and case-insensitive, tag AND, source, eve
   t.same(await names('sort=updated_at&order=desc'), ['Bob', 'Cal', 'amy', 'zoe'])
   const page = await call('GET', '/contacts?limit=3&offset=3')
   t.same(page.body.meta, { total: 4, limit: 3, offset: 3 })
-  t.same(page.body.data.map((c: { id: string }) => c.id), [zoe.id])
+  t.same(
+    page.body.data.map((c: { id: string }) => c.id),
+    [zoe.id],
+  )
   t.ok(cal && amy)
 })
 
@@ -122,7 +140,19 @@ t.test('contact search covers names, e-mails, phones, company and notes', async 
     })
   ).body.data
   await call('POST', '/contacts', { display_name: 'Somebody Else', notes: 'unrelated' })
-  for (const q of ['jane', 'DOE', 'fastmail', 'jane.doe@fastmail.example', '555-1234', '5551234567', '1234567', '15551234567', 'initech', 'climb', 'gym']) {
+  for (const q of [
+    'jane',
+    'DOE',
+    'fastmail',
+    'jane.doe@fastmail.example',
+    '555-1234',
+    '5551234567',
+    '1234567',
+    '15551234567',
+    'initech',
+    'climb',
+    'gym',
+  ]) {
     const res = await call('GET', `/contacts?search=${encodeURIComponent(q)}`)
     t.same(
       res.body.data.map((c: { id: string }) => c.id),

@@ -66,15 +66,42 @@ t.test('event validation errors, recurrence keys included', async (t) => {
   const cases: Array<[unknown, { field: string; constraint: string }]> = [
     [{ start_at: base.start_at }, { field: 'title', constraint: 'required' }],
     [{ title: 'x' }, { field: 'start_at', constraint: 'required' }],
-    [{ ...base, start_at: 'tomorrow' }, { field: 'start_at', constraint: 'format' }],
-    [{ ...base, end_at: '2026-11-20T09:59:59Z' }, { field: 'end_at', constraint: 'after_start_at' }],
-    [{ ...base, all_day: 'no' }, { field: 'all_day', constraint: 'type' }],
-    [{ ...base, status: 'done' }, { field: 'status', constraint: 'enum' }],
-    [{ ...base, reminders: [{ type: 'sms', minutes_before: 5 }] }, { field: 'reminders.0.type', constraint: 'enum' }],
-    [{ ...base, reminders: [{ type: 'email', minutes_before: -5 }] }, { field: 'reminders.0.minutes_before', constraint: 'minimum' }],
-    [{ ...base, reminders: [{ type: 'email' }] }, { field: 'reminders.0.minutes_before', constraint: 'required' }],
-    [{ ...base, attendees: [{ email: 'a@b', status: 'maybe' }] }, { field: 'attendees.0.status', constraint: 'enum' }],
-    [{ ...base, recurrence: { interval: 2 } }, { field: 'recurrence.freq', constraint: 'required' }],
+    [
+      { ...base, start_at: 'tomorrow' },
+      { field: 'start_at', constraint: 'format' },
+    ],
+    [
+      { ...base, end_at: '2026-11-20T09:59:59Z' },
+      { field: 'end_at', constraint: 'after_start_at' },
+    ],
+    [
+      { ...base, all_day: 'no' },
+      { field: 'all_day', constraint: 'type' },
+    ],
+    [
+      { ...base, status: 'done' },
+      { field: 'status', constraint: 'enum' },
+    ],
+    [
+      { ...base, reminders: [{ type: 'sms', minutes_before: 5 }] },
+      { field: 'reminders.0.type', constraint: 'enum' },
+    ],
+    [
+      { ...base, reminders: [{ type: 'email', minutes_before: -5 }] },
+      { field: 'reminders.0.minutes_before', constraint: 'minimum' },
+    ],
+    [
+      { ...base, reminders: [{ type: 'email' }] },
+      { field: 'reminders.0.minutes_before', constraint: 'required' },
+    ],
+    [
+      { ...base, attendees: [{ email: 'a@b', status: 'maybe' }] },
+      { field: 'attendees.0.status', constraint: 'enum' },
+    ],
+    [
+      { ...base, recurrence: { interval: 2 } },
+      { field: 'recurrence.freq', constraint: 'required' },
+    ],
     [rec({ freq: 'HOURLY' }), { field: 'recurrence.freq', constraint: 'enum' }],
     [rec({ interval: 0 }), { field: 'recurrence.interval', constraint: 'minimum' }],
     [rec({ interval: 1.5 }), { field: 'recurrence.interval', constraint: 'type' }],
@@ -159,12 +186,16 @@ t.test('date, from/to (inclusive), calendar_name, status, source: alone and comb
   t.same(await titles('sort=updated_at&limit=2'), ['prev-sunday', 'tuesday-late'])
   const page = await call('GET', '/events?date=this_month&limit=3&offset=3')
   t.same(page.body.meta, { total: 7, limit: 3, offset: 3 })
-  t.same(page.body.data.map((e: { title: string }) => e.title), ['today', 'tomorrow', 'sunday-night'])
+  t.same(
+    page.body.data.map((e: { title: string }) => e.title),
+    ['today', 'tomorrow', 'sunday-night'],
+  )
 })
 
 t.test('events compact: exactly id, title, start_at, end_at, all_day, location, status', async (t) => {
   const { call } = await bench(t)
-  const ev = (await call('POST', '/events', { title: 'Gym', start_at: '2026-11-20T18:00:00Z', location: 'Club', description: 'legs' })).body.data
+  const ev = (await call('POST', '/events', { title: 'Gym', start_at: '2026-11-20T18:00:00Z', location: 'Club', description: 'legs' })).body
+    .data
   const day = (await call('POST', '/events', { title: 'Trip', start_at: '2026-11-21T00:00:00Z', all_day: true })).body.data
   const res = await call('GET', '/events?format=compact')
   t.same(res.body.data, [

@@ -18,14 +18,28 @@ function upload(filename: string, content: Buffer | string, type = 'application/
   return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
 }
 
-async function importFile(app: TestApp, token: string, resource: string, filename: string, content: Buffer | string, extra: Record<string, string> = {}) {
+async function importFile(
+  app: TestApp,
+  token: string,
+  resource: string,
+  filename: string,
+  content: Buffer | string,
+  extra: Record<string, string> = {},
+) {
   const body = upload(filename, content)
-  const res = await app.inject({ method: 'POST', url: `/api/v1/${resource}/import`, payload: body.payload, headers: { ...auth(token), ...body.headers, ...extra } })
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/v1/${resource}/import`,
+    payload: body.payload,
+    headers: { ...auth(token), ...body.headers, ...extra },
+  })
   return { status: res.statusCode, body: res.json() }
 }
 
 async function records(app: TestApp, token: string, resource: string, ids: string[]) {
-  return Promise.all(ids.map(async (id) => (await app.inject({ method: 'GET', url: `/api/v1/${resource}/${id}`, headers: auth(token) })).json().data))
+  return Promise.all(
+    ids.map(async (id) => (await app.inject({ method: 'GET', url: `/api/v1/${resource}/${id}`, headers: auth(token) })).json().data),
+  )
 }
 
 /**
@@ -67,7 +81,12 @@ t.test('contacts: Apple and Nextcloud vCards import, export as 4.0 and 3.0, re-i
     custom_fields: { birthday: '1980-04-01', department: 'Engineering' },
   })
   const ana = await records(app, o.token, 'contacts', next.body.data.ids.slice(0, 1))
-  t.match(ana[0], { display_name: 'Ana María Ölund-Schmidt', source: 'nextcloud', updated_at: '2026-11-01T12:00:00.000Z', tags: ['Kunden', 'VIP', 'Team, Berlin'] })
+  t.match(ana[0], {
+    display_name: 'Ana María Ölund-Schmidt',
+    source: 'nextcloud',
+    updated_at: '2026-11-01T12:00:00.000Z',
+    tags: ['Kunden', 'VIP', 'Team, Berlin'],
+  })
 
   const originals = await records(app, o.token, 'contacts', [...apple.body.data.ids, ...next.body.data.ids])
   for (const version of ['4.0', '3.0']) {
@@ -79,7 +98,11 @@ t.test('contacts: Apple and Nextcloud vCards import, export as 4.0 and 3.0, re-i
     const again = await importFile(app, other.token, 'contacts', 'export.vcf', res.rawPayload)
     t.same(again.body.data.failed, [])
     // vCard has no creation time: everything else comes back as it was.
-    t.same(comparable(await records(app, other.token, 'contacts', again.body.data.ids), ['created_at']), comparable(originals, ['created_at']), `via ${version}`)
+    t.same(
+      comparable(await records(app, other.token, 'contacts', again.body.data.ids), ['created_at']),
+      comparable(originals, ['created_at']),
+      `via ${version}`,
+    )
   }
   const mine = (await app.inject({ method: 'GET', url: '/api/v1/contacts/export', headers: auth(other.token) })).body
   t.notMatch(mine, 'nextcloud@', 'sanity')
@@ -101,7 +124,10 @@ t.test('contacts: broken cards are reported by index and line, good ones importe
     ],
   )
   const list = (await app.inject({ method: 'GET', url: '/api/v1/contacts', headers: auth(o.token) })).json()
-  t.same(list.data.map((c: { display_name: string }) => c.display_name), ['Good One', 'Good Two'])
+  t.same(
+    list.data.map((c: { display_name: string }) => c.display_name),
+    ['Good One', 'Good Two'],
+  )
 })
 
 t.test('events: Google and Thunderbird exports import; export → re-import is equal', async (t) => {
@@ -113,7 +139,10 @@ t.test('events: Google and Thunderbird exports import; export → re-import is e
   t.match(google.body.data.failed, [{ index: 2, line: 66, error: /RECURRENCE-ID/ }])
   const tb = await importFile(app, o.token, 'events', 'calendar.ics', fixture('thunderbird.ics'))
   t.equal(tb.body.data.imported, 2)
-  t.same(tb.body.data.failed.map((f: { index: number }) => f.index), [2, 3])
+  t.same(
+    tb.body.data.failed.map((f: { index: number }) => f.index),
+    [2, 3],
+  )
 
   const [standup] = await records(app, o.token, 'events', google.body.data.ids)
   t.match(standup, {
@@ -126,8 +155,13 @@ t.test('events: Google and Thunderbird exports import; export → re-import is e
     created_at: '2026-10-20T10:10:10.000Z',
   })
   // The recurring standup shows up on a Wednesday inside the range.
-  const week = (await app.inject({ method: 'GET', url: '/api/v1/events?from=2026-11-11T00:00:00Z&to=2026-11-11T23:59:59Z', headers: auth(o.token) })).json()
-  t.ok(week.data.some((e: { title: string }) => e.title === 'Standup'), 'occurrences of the imported series are listed')
+  const week = (
+    await app.inject({ method: 'GET', url: '/api/v1/events?from=2026-11-11T00:00:00Z&to=2026-11-11T23:59:59Z', headers: auth(o.token) })
+  ).json()
+  t.ok(
+    week.data.some((e: { title: string }) => e.title === 'Standup'),
+    'occurrences of the imported series are listed',
+  )
 
   const res = await exportFile(app, o.token, '/api/v1/events/export?format=ics')
   t.equal(res.headers['content-type'], 'text/calendar; charset=utf-8')

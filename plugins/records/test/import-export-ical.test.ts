@@ -39,13 +39,19 @@ t.test('Google Calendar export: TZID times, RRULE with BYDAY and UNTIL, all-day,
     location: "Grandma's house",
     recurrence: null,
   })
-  t.same(failed.map((f) => [f.index, f.line]), [[2, 66]])
+  t.same(
+    failed.map((f) => [f.index, f.line]),
+    [[2, 66]],
+  )
   t.match(failed[0].error, /RECURRENCE-ID/)
 })
 
 t.test('Thunderbird export: DST-aware zones, COUNT, DURATION, email alarm, broken entries', async (t) => {
   const { entries, failed } = parseICalendar(fixture('thunderbird.ics'))
-  t.same(entries.map((e) => e.index), [0, 1])
+  t.same(
+    entries.map((e) => e.index),
+    [0, 1],
+  )
   t.match(entries[0].record, {
     title: 'Pay rent',
     start_at: '2026-07-15T09:00:00.000Z',
@@ -68,7 +74,10 @@ t.test('Thunderbird export: DST-aware zones, COUNT, DURATION, email alarm, broke
     status: 'cancelled',
     recurrence: { freq: 'YEARLY', interval: 1, bymonth: [12] },
   })
-  t.same(failed.map((f) => f.index), [2, 3])
+  t.same(
+    failed.map((f) => f.index),
+    [2, 3],
+  )
   t.match(failed[0].error, /BYSETPOS is not supported/)
   t.match(failed[1].error, /no DTSTART/)
 })
@@ -162,12 +171,18 @@ t.test('hostile input fails per entry, never throws', async (t) => {
     'END:VEVENT',
   ].join('\r\n')
   const { entries, failed } = parseICalendar(text)
-  t.same(failed.map((f) => f.index), [0, 1, 2, 3])
+  t.same(
+    failed.map((f) => f.index),
+    [0, 1, 2, 3],
+  )
   t.match(failed[0].error, /invalid date-time/)
   t.match(failed[1].error, /unknown time zone/)
   t.match(failed[2].error, /FREQ must be/)
   t.match(failed[3].error, /invalid duration/)
-  t.same(entries.map((e) => [e.index, e.record.start_at]), [[4, '2026-11-24T09:00:00.000Z']])
+  t.same(
+    entries.map((e) => [e.index, e.record.start_at]),
+    [[4, '2026-11-24T09:00:00.000Z']],
+  )
 })
 
 t.test('RRULE UNTIL keeps dates, instants and floating times apart', async (t) => {
@@ -192,7 +207,8 @@ t.test('all-day dates follow the server time zone both ways', async (t) => {
     if (saved === undefined) delete process.env.TZ
     else process.env.TZ = saved
   })
-  const text = 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Holiday\r\nDTSTART;VALUE=DATE:20261224\r\nDTEND;VALUE=DATE:20261225\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'
+  const text =
+    'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Holiday\r\nDTSTART;VALUE=DATE:20261224\r\nDTEND;VALUE=DATE:20261225\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'
   const [entry] = parseICalendar(text).entries
   t.equal(entry.record.start_at, '2026-12-23T23:00:00.000Z', 'local midnight in Berlin')
   t.equal(entry.record.end_at, '2026-12-24T23:00:00.000Z')
@@ -207,5 +223,8 @@ t.test('deeply nested components break their entry instead of the parser', async
   const { entries, failed } = parseICalendar(nested)
   t.ok(Date.now() - started < 2000, 'linear time')
   t.match(failed[0], { index: 0, error: /nested deeper/ })
-  t.same(entries.map((e) => e.record.title), ['after'])
+  t.same(
+    entries.map((e) => e.record.title),
+    ['after'],
+  )
 })

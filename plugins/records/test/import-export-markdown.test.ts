@@ -12,7 +12,11 @@ const walk = (dir: string): string[] =>
   readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]))
 const vaultZip = () =>
   zipSync({
-    ...Object.fromEntries(walk(vault).sort().map((file) => [`vault/${relative(vault, file)}`, readFileSync(file)])),
+    ...Object.fromEntries(
+      walk(vault)
+        .sort()
+        .map((file) => [`vault/${relative(vault, file)}`, readFileSync(file)]),
+    ),
     'vault/.obsidian/workspace.md': new TextEncoder().encode('ignored: dotfile'),
     '__MACOSX/vault/._Inbox.md': new Uint8Array([0, 5, 22, 7]),
     'vault/latin1.md': new Uint8Array([0x63, 0x61, 0x66, 0xe9]),
@@ -100,7 +104,11 @@ const notes: Array<NoteRecord & { id: string }> = [
 
 t.test('notes → zip → notes is lossless, with safe unique file names', async (t) => {
   const zip = serializeNotesArchive(notes)
-  t.same(Object.keys(unzipSync(zip)), ['Trip Lisbon, May 2027.md', '1c7f9b63-7d30-4d2f-8b68-4a6a1a5d3c22.md', 'Trip Lisbon, May 2027 (2).md'])
+  t.same(Object.keys(unzipSync(zip)), [
+    'Trip Lisbon, May 2027.md',
+    '1c7f9b63-7d30-4d2f-8b68-4a6a1a5d3c22.md',
+    'Trip Lisbon, May 2027 (2).md',
+  ])
   const { entries, failed } = parseNotesArchive(zip)
   t.same(failed, [])
   t.same(

@@ -40,20 +40,34 @@ t.test('Apple Contacts vCard 3.0: labels, groups, folded lines, escapes', async 
     johnny.notes,
     'Met at WWDC, June 2019. Likes: coffee; tea and long walks. Remember to ask about the garden project next time we meet, it was half done.\nSecond line of the note.',
   )
-  t.same(johnny.custom_fields, { department: 'Engineering', birthday: '1980-04-01', 'x-abuid': '5AD380FD-B2DE-4261-BA99-DE1D1DB52FBE:ABPerson' })
+  t.same(johnny.custom_fields, {
+    department: 'Engineering',
+    birthday: '1980-04-01',
+    'x-abuid': '5AD380FD-B2DE-4261-BA99-DE1D1DB52FBE:ABPerson',
+  })
   t.equal(entries[0].line, 1)
 
   const grocer = entries[1].record
   t.match(grocer, { display_name: 'Green Grocer Ltd', first_name: null, last_name: null, company: 'Green Grocer Ltd' })
   t.same(grocer.phones, [{ number: '020 7946 0018', label: 'work', primary: true }])
-  t.same(grocer.custom_fields, { url: 'https://greengrocer.example', 'x-abshowas': 'COMPANY', 'x-abuid': '0E6C8D1A-7B42-4E3D-8C4B-1F7A9E2B6C11:ABPerson' })
+  t.same(grocer.custom_fields, {
+    url: 'https://greengrocer.example',
+    'x-abshowas': 'COMPANY',
+    'x-abuid': '0E6C8D1A-7B42-4E3D-8C4B-1F7A9E2B6C11:ABPerson',
+  })
 })
 
 t.test('Nextcloud vCard 4.0: PREF, tel: URIs, quoted TYPE lists, UTF-8', async (t) => {
   const { entries, failed } = parseVCards(fixture('nextcloud-4.0.vcf'))
   t.same(failed, [])
   const ana = entries[0].record
-  t.match(ana, { display_name: 'Ana María Ölund-Schmidt', first_name: 'Ana María', last_name: 'Ölund-Schmidt', company: 'Firma GmbH', job_title: 'CTO' })
+  t.match(ana, {
+    display_name: 'Ana María Ölund-Schmidt',
+    first_name: 'Ana María',
+    last_name: 'Ölund-Schmidt',
+    company: 'Firma GmbH',
+    job_title: 'CTO',
+  })
   t.same(ana.emails, [
     { address: 'ana@firma.example', label: 'work', primary: true },
     { address: 'ana@privat.example', label: 'personal', primary: false },
@@ -65,7 +79,10 @@ t.test('Nextcloud vCard 4.0: PREF, tel: URIs, quoted TYPE lists, UTF-8', async (
   t.same(ana.addresses, [
     { street: 'Hauptstraße 5, Hinterhaus', city: 'Berlin', state: 'Berlin', postal_code: '10115', country: 'Deutschland', label: 'home' },
   ])
-  t.equal(ana.notes, 'Spricht Deutsch, Englisch und Schwedisch. Bevorzugt Termine vormittags – nie vor 9 Uhr. Pfad: C:\\Users\\ana\nZweite Zeile; mit Semikolon.')
+  t.equal(
+    ana.notes,
+    'Spricht Deutsch, Englisch und Schwedisch. Bevorzugt Termine vormittags – nie vor 9 Uhr. Pfad: C:\\Users\\ana\nZweite Zeile; mit Semikolon.',
+  )
   t.same(ana.tags, ['Kunden', 'VIP', 'Team, Berlin'])
   t.same(ana.custom_fields, { 'x-manager': 'Jörg Weber' })
   t.equal(ana.updated_at, '2026-11-01T12:00:00.000Z')
@@ -118,7 +135,13 @@ const tricky: ContactRecord = {
   notes: `Line one, with comma; and semicolon \\ backslash\nLine two: ${'ü'.repeat(60)} and more text to force a fold`,
   avatar_path: '/srv/photos/john smith.jpg',
   tags: ['family', 'a,b', 'semi;colon'],
-  custom_fields: { nickname: 'Johnny', url: ['https://a.example', 'https://b.example'], score: 42, nested: { deep: [1, 'two'] }, 'Odd Key;:,': 'v' },
+  custom_fields: {
+    nickname: 'Johnny',
+    url: ['https://a.example', 'https://b.example'],
+    score: 42,
+    nested: { deep: [1, 'two'] },
+    'Odd Key;:,': 'v',
+  },
   source: 'google_contacts',
   updated_at: '2026-11-20T10:11:12.000Z',
 }
@@ -161,13 +184,22 @@ t.test('the lowest PREF wins the primary flag; only one primary per list', async
     'END:VCARD',
   ].join('\r\n')
   const [{ record }] = parseVCards(card).entries
-  t.same(record.emails.map((e) => e.primary), [false, true, false])
-  t.same(record.phones.map((p) => p.primary), [false, true, false])
+  t.same(
+    record.emails.map((e) => e.primary),
+    [false, true, false],
+  )
+  t.same(
+    record.phones.map((p) => p.primary),
+    [false, true, false],
+  )
 })
 
 t.test('Android vCard 2.1: quoted-printable with soft line breaks, bare TYPE parameters, group cards refused', async (t) => {
   const { entries, failed } = parseVCards(fixture('android-2.1.vcf'))
-  t.same(entries.map((e) => e.index), [0, 2])
+  t.same(
+    entries.map((e) => e.index),
+    [0, 2],
+  )
   t.match(entries[0].record, {
     display_name: 'Jörg Ölund',
     first_name: 'Jörg',

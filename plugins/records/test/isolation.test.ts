@@ -7,14 +7,22 @@ t.test('a second user can neither see nor touch the first user records: 404 ever
   const mine = {
     notes: (await call('POST', '/notes', { content: 'secret plans', tags: ['x'] })).body.data,
     contacts: (await call('POST', '/contacts', { display_name: 'Secret Friend', company: 'Hidden' })).body.data,
-    events: (await call('POST', '/events', { title: 'Secret meeting', start_at: '2026-11-18T10:00:00Z', recurrence: { freq: 'DAILY' } })).body.data,
+    events: (await call('POST', '/events', { title: 'Secret meeting', start_at: '2026-11-18T10:00:00Z', recurrence: { freq: 'DAILY' } }))
+      .body.data,
   }
   await call('DELETE', `/notes/${(await call('POST', '/notes', { content: 'trashed secret' })).body.data.id}`)
   const theirs = (await other('POST', '/notes', { content: 'their own' })).body.data
 
   for (const [path, record] of Object.entries(mine)) {
     const id = record.id
-    for (const qs of ['', 'search=secret', 'include_deleted=true', 'only_deleted=true', 'format=compact', ...(path === 'events' ? ['date=this_month'] : [])]) {
+    for (const qs of [
+      '',
+      'search=secret',
+      'include_deleted=true',
+      'only_deleted=true',
+      'format=compact',
+      ...(path === 'events' ? ['date=this_month'] : []),
+    ]) {
       const res = await other('GET', `/${path}?${qs}`)
       t.equal(res.status, 200)
       t.ok(
@@ -25,7 +33,11 @@ t.test('a second user can neither see nor touch the first user records: 404 ever
     const attempts: Array<[string, string, unknown]> = [
       ['GET', `/${path}/${id}`, undefined],
       ['GET', `/${path}/${id}?include_deleted=true`, undefined],
-      ['PATCH', `/${path}/${id}`, path === 'events' ? { title: 'hijack' } : path === 'notes' ? { content: 'hijack' } : { display_name: 'hijack' }],
+      [
+        'PATCH',
+        `/${path}/${id}`,
+        path === 'events' ? { title: 'hijack' } : path === 'notes' ? { content: 'hijack' } : { display_name: 'hijack' },
+      ],
       ['PATCH', `/${path}/${id}/custom`, { hijack: true }],
       ['DELETE', `/${path}/${id}`, undefined],
       ['DELETE', `/${path}/${id}?permanent=true`, undefined],

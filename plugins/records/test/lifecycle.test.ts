@@ -66,15 +66,24 @@ for (const r of resources) {
       [`${s}.deleted`, active.id],
     ])
     const byType = events.filter((e) => e.id === id)
-    t.equal(byType[2]?.data && (byType[2].data as { deleted_at: string }).deleted_at, deleted.body.data.deleted_at, 'soft delete event carries the record')
+    t.equal(
+      byType[2]?.data && (byType[2].data as { deleted_at: string }).deleted_at,
+      deleted.body.data.deleted_at,
+      'soft delete event carries the record',
+    )
     t.same(byType[3]?.data, restored.body.data, 'restore event carries the record')
     t.same(byType[5]?.data, { id }, 'permanent delete event carries { id }')
-    t.ok(events.every((e) => e.userId), 'every event names its user')
+    t.ok(
+      events.every((e) => e.userId),
+      'every event names its user',
+    )
   })
 
   t.test(`${r.path}: custom fields merge shallowly (keep, add, null removes)`, async (t) => {
     const { call, events } = await bench(t)
-    const created = (await call('POST', `/${r.path}`, { ...r.body, custom_fields: { keep: 'k', drop: 1, nested: { a: 1 }, nothing: null } })).body.data
+    const created = (
+      await call('POST', `/${r.path}`, { ...r.body, custom_fields: { keep: 'k', drop: 1, nested: { a: 1 }, nothing: null } })
+    ).body.data
     t.same(created.custom_fields, { keep: 'k', drop: 1, nested: { a: 1 } }, 'null values are not stored on create')
     const merged = await call('PATCH', `/${r.path}/${created.id}/custom`, { drop: null, added: [1, 2], nested: { b: 2 }, absent: null })
     t.equal(merged.status, 200)

@@ -173,7 +173,10 @@ t.test('every sort key in both orders, and paging totals', async (t) => {
 
   const page = await call('GET', '/notes?sort=title&order=asc&limit=2&offset=2')
   t.same(page.body.meta, { total: 5, limit: 2, offset: 2 })
-  t.same(page.body.data.map((n: { title: string }) => n.title), ['cherry', 'date'])
+  t.same(
+    page.body.data.map((n: { title: string }) => n.title),
+    ['cherry', 'date'],
+  )
   t.equal(page.body.tier, 'free')
   const past = await call('GET', '/notes?limit=2&offset=10')
   t.same(past.body.meta, { total: 5, limit: 2, offset: 10 })
@@ -234,9 +237,17 @@ t.test('tag filter is exact, also for tags holding quotes, backslashes, commas a
   const near = (await call('POST', '/notes', { content: 'y', tags: ['say', 'hi', 'a', 'b', 'cafe', 'back', '%'] })).body.data
   for (const tag of tags) {
     const res = await call('GET', `/notes?tag=${encodeURIComponent(tag)}`)
-    t.same(res.body.data.map((n: { id: string }) => n.id), [tagged.id], tag)
+    t.same(
+      res.body.data.map((n: { id: string }) => n.id),
+      [tagged.id],
+      tag,
+    )
   }
-  t.same((await call('GET', '/notes?tag=say')).body.data.map((n: { id: string }) => n.id), [near.id], 'no partial match')
+  t.same(
+    (await call('GET', '/notes?tag=say')).body.data.map((n: { id: string }) => n.id),
+    [near.id],
+    'no partial match',
+  )
   t.same((await call('POST', '/notes', { content: 'z', tags: ['dup', 'dup'] })).body.data.tags, ['dup'], 'tags are kept once')
 })
 

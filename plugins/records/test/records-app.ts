@@ -41,7 +41,12 @@ export async function bench(
   const caller =
     (token: string): Call =>
     async (method, path, payload, headers = {}) => {
-      const res = await app.inject({ method: method as 'GET', url: `/api/v1${path}`, headers: auth(token, headers), payload: payload as object })
+      const res = await app.inject({
+        method: method as 'GET',
+        url: `/api/v1${path}`,
+        headers: auth(token, headers),
+        payload: payload as object,
+      })
       return { status: res.statusCode, body: res.body ? res.json() : null }
     }
   return {
@@ -55,7 +60,11 @@ export async function bench(
 }
 
 async function signIn(app: TestApp): Promise<{ token: string }> {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'owner@example.test', password: 'correct horse battery' } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { email: 'owner@example.test', password: 'correct horse battery' },
+  })
   if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`)
   return { token: res.json().data.accessToken }
 }

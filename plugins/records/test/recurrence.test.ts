@@ -31,7 +31,13 @@ t.test('ranged lists return each occurrence of a series with its own times and m
     ],
     'local wall-clock time kept across the DST change; the series length kept',
   )
-  t.same(items[0], { ...series, start_at: items[0].start_at, end_at: items[0].end_at, recurrence_id: series.id, occurrence_start: items[0].start_at })
+  t.same(items[0], {
+    ...series,
+    start_at: items[0].start_at,
+    end_at: items[0].end_at,
+    recurrence_id: series.id,
+    occurrence_start: items[0].start_at,
+  })
   t.notOk('recurrence_id' in items[2], 'plain events carry no marker')
   t.equal(week.body.meta.total, 3)
   t.equal(items[2].id, plain.id)
@@ -60,7 +66,11 @@ t.test('ranged lists return each occurrence of a series with its own times and m
 
   await call('DELETE', `/events/${series.id}`)
   const afterDelete = await call('GET', '/events?date=this_week')
-  t.same(afterDelete.body.data.map((e: Item) => e.title), ['Lunch'], 'a deleted series expands to nothing')
+  t.same(
+    afterDelete.body.data.map((e: Item) => e.title),
+    ['Lunch'],
+    'a deleted series expands to nothing',
+  )
   const searched = await call('GET', '/events?date=this_week&search=standup&include_deleted=true')
   t.equal(searched.body.meta.total, 2, 'search and include_deleted apply to series too')
 })
@@ -101,7 +111,12 @@ t.test('expansion is bounded and open windows stop a year out', async (t) => {
   t.equal(daily.length, 367, 'from without to: one year (366 days) ahead, inclusive')
   const capped = occurrences({ freq: 'DAILY' }, start, start, start + 10 * 366 * 86_400_000)
   t.equal(capped.length, 1000, 'at most 1000 occurrences per series and query')
-  const far = occurrences({ freq: 'DAILY' }, Date.parse('1900-01-01T08:00:00Z'), Date.parse('2026-06-01T00:00:00Z'), Date.parse('2026-06-03T00:00:00Z'))
+  const far = occurrences(
+    { freq: 'DAILY' },
+    Date.parse('1900-01-01T08:00:00Z'),
+    Date.parse('2026-06-01T00:00:00Z'),
+    Date.parse('2026-06-03T00:00:00Z'),
+  )
   t.equal(far.length, 2, 'a series begun long ago jumps straight to the window')
   const impossible = occurrences({ freq: 'YEARLY', bymonth: [2], bymonthday: [30] }, start, start, null)
   t.same(impossible, [], 'a rule that never matches ends without hanging')
@@ -109,7 +124,8 @@ t.test('expansion is bounded and open windows stop a year out', async (t) => {
 
 t.test('old series, years below 100 and impossible dates are handled, never a 500', async (t) => {
   const { call } = await bench(t)
-  const ancient = (await call('POST', '/events', { title: 'ancient', start_at: '0001-01-01T12:00:00Z', recurrence: { freq: 'DAILY' } })).body.data
+  const ancient = (await call('POST', '/events', { title: 'ancient', start_at: '0001-01-01T12:00:00Z', recurrence: { freq: 'DAILY' } }))
+    .body.data
   t.equal(ancient.start_at, '0001-01-01T12:00:00.000Z')
   const res = await call('GET', '/events?from=2026-11-18&to=2026-11-19')
   t.same(
@@ -118,7 +134,11 @@ t.test('old series, years below 100 and impossible dates are handled, never a 50
     'a daily series begun in year 1 still reaches today',
   )
   const year1 = await call('GET', '/events?from=0001-01-01&to=0001-01-03')
-  t.same(year1.body.data.map((e: Item) => e.start_at.slice(0, 10)), ['0001-01-01', '0001-01-02', '0001-01-03'], 'years below 100 are not 19xx')
+  t.same(
+    year1.body.data.map((e: Item) => e.start_at.slice(0, 10)),
+    ['0001-01-01', '0001-01-02', '0001-01-03'],
+    'years below 100 are not 19xx',
+  )
   for (const qs of ['from=2026-02-30T10:00:00Z', 'to=2026-04-31', 'offset=99999999999999999999']) {
     const bad = await call('GET', `/events?${qs}`)
     t.equal(bad.status, 400, qs)
