@@ -39,6 +39,8 @@ export function createApiKeys(db: Db) {
   // Keys resolved by hash, so a busy agent costs no query per request. This process is the
   // only writer of api_keys: revoke() evicts, and entries expire so nothing stays stale long.
   const resolved = new Map<string, { row: ApiKeyRow; until: number }>()
+  // Each user's active keys, as GET /api-keys/mine lists them; emptied by every write below.
+  const listed = new Map<string, ApiKeyRow[]>()
   const CACHE_MS = 30_000
 
   return {
@@ -46,6 +48,7 @@ export function createApiKeys(db: Db) {
       const key = `clk_${randomBytes(16).toString('hex')}`
       const id = randomUUID()
       insert.run(id, userId, sha256(key), key.slice(0, 12), scope, label, new Date().toISOString())
+      listed.delete(userId)
       return { row: byId.get(id) as ApiKeyRow, key }
     },
     /** Finds an active key by its SHA-256 digest (hex). */
@@ -63,13 +66,22 @@ export function createApiKeys(db: Db) {
       if ((touched.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
         touched.set(row.id, now)
         touch.run(new Date(now).toISOString(), row.id)
+        listed.delete(row.user_id)
       }
       return row
     },
     get: (id: string) => byId.get(id) as ApiKeyRow | undefined,
     list(filter: { userId?: string; scope?: KeyScope; includeRevoked?: boolean }): ApiKeyRow[] {
       // The caller's own keys are the hot path (agents poll it): one indexed statement.
-      if (filter.userId && !filter.scope && !filter.includeRevoked) return mine.all(filter.userId) as ApiKeyRow[]
+      if (filter.userId && !filter.scope && !filter.includeRevoked) {
+        let rows = listed.get(filter.userId)
+        if (!rows) {
+          rows = mine.all(filter.userId) as ApiKeyRow[]
+          if (listed.size > 10_000) listed.clear()
+          listed.set(filter.userId, rows)
+        }
+        return rows
+      }
       return listing.all({
         userId: filter.userId ?? null,
         scope: filter.scope ?? null,
@@ -78,7 +90,10 @@ export function createApiKeys(db: Db) {
     },
     revoke(id: string): boolean {
       const row = byId.get(id) as ApiKeyRow | undefined
-      if (row) resolved.delete(row.key_hash)
+      if (row) {
+        resolved.delete(row.key_hash)
+        listed.delete(row.user_id)
+      }
       return revoke.run(new Date().toISOString(), id).changes > 0
     },
   }
