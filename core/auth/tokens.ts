@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { jwtVerify, SignJWT } from 'jose'
 import type { Db } from '../db/sqlite.js'
 import type { Role } from '../schemas.js'
+
+// jose is loaded on the first token operation: a daemon that only serves API keys never pays for it at start.
+let jose: Promise<typeof import('jose')> | undefined
+const loadJose = () => (jose ??= import('jose'))
 import { randomToken, sha256 } from './hash.js'
 
 export const ACCESS_TTL_S = 24 * 3600
@@ -47,10 +50,10 @@ export function createTokens(db: Db, secret: string) {
     return token
   }
 
-  const signAccess = (user: { id: string; email: string; role: Role }, iat = Date.now() / 1000) =>
+  const signAccess = async (user: { id: string; email: string; role: Role }, iat = Date.now() / 1000) =>
     // iat keeps millisecond precision (RFC 7519 allows non-integer NumericDate) so a
     // password change revokes tokens issued even in the same second, but not the new session's.
-    new SignJWT({ email: user.email, role: user.role, iat })
+    new (await loadJose()).SignJWT({ email: user.email, role: user.role, iat })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setExpirationTime(iat + ACCESS_TTL_S)
@@ -62,7 +65,7 @@ export function createTokens(db: Db, secret: string) {
     },
     async verifyAccess(token: string): Promise<AccessClaims | null> {
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] })
+        const { payload } = await (await loadJose()).jwtVerify(token, key, { algorithms: ['HS256'] })
         if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null
         return payload as unknown as AccessClaims
       } catch {
