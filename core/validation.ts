@@ -20,10 +20,10 @@ function make(options: Options): Ajv {
  * compiling every schema of every plugin up front cost most of the start-up
  * time, and many routes of an appliance are rarely called.
  */
-function lazyValidator(ajv: Ajv, schema: object): ValidateFunction {
+function lazyValidator(ajv: () => Ajv, schema: object): ValidateFunction {
   let compiled: ValidateFunction | undefined
   const validate = ((data: unknown) => {
-    compiled ??= ajv.compile(schema)
+    compiled ??= ajv().compile(schema)
     const ok = compiled(data)
     validate.errors = compiled.errors
     return ok
@@ -36,8 +36,11 @@ function lazyValidator(ajv: Ajv, schema: object): ValidateFunction {
  * is an error, decisions.md), while query strings, params and headers are
  * text on the wire and are coerced into their declared types.
  */
-const strictAjv = make({ coerceTypes: false })
-const coercingAjv = make({ coerceTypes: 'array' })
+// Created on the first compilation: building Ajv with its formats is start-up time otherwise.
+let strict: Ajv | undefined
+let coercing: Ajv | undefined
+const strictAjv = () => (strict ??= make({ coerceTypes: false }))
+const coercingAjv = () => (coercing ??= make({ coerceTypes: 'array' }))
 
 /**
  * The body rules as a function, for plugins that validate records arriving

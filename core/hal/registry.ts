@@ -33,7 +33,8 @@ export interface Hal {
   active<T extends DriverInstance>(kind: string): ActiveDriver<T> | null
   /**
    * Runs `fn` with the active driver, holding a lease so a concurrent swap
-   * disposes the old driver only after `fn` settles. 503 when the kind has no driver.
+   * disposes the old driver only after `fn` settles. A kind never detected is
+   * detected first. 503 when the kind has no supported driver.
    */
   with<T extends DriverInstance, R>(kind: string, fn: (driver: T, active: ActiveDriver<T>) => Promise<R>): Promise<R>
   /** 'kind.flag', e.g. 'storage.canCreatePool'. */
@@ -159,7 +160,10 @@ export function createHal(opts: HalOptions): Hal {
       return (slots.get(kind)?.active ?? null) as ActiveDriver<T> | null
     },
     async with<T extends DriverInstance, R>(kind: string, fn: (driver: T, active: ActiveDriver<T>) => Promise<R>) {
-      const active = slots.get(kind)?.active
+      const slot = slots.get(kind)
+      // A kind nobody detected yet is detected on first use: start-up need not probe tools no request needs.
+      if (slot && !slot.active && slot.lastProbe.size === 0 && slot.modules.length) await hal.detect(kind)
+      const active = slot?.active
       if (!active) throw new HttpError('SERVICE_UNAVAILABLE', `No ${kind} driver is available`)
       active.leases++
       try {

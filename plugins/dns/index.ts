@@ -76,7 +76,7 @@ export default definePlugin(
       if (!status.udp || !status.tcp) return { status: 'degraded', message: status.error ?? 'DNS server listens on one protocol only' }
       return { status: 'ok', message: `${status.host}:${status.port} (UDP, TCP), ${status.zones} zones` }
     })
-    await registerFirewallDrivers(api)
+    registerFirewallDrivers(api)
 
     await zoneRoutes(app, services)
     await recordRoutes(app, services)

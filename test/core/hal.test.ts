@@ -88,3 +88,21 @@ t.test('scheduler jobs stop when the app closes', async (t) => {
   await new Promise((r) => setTimeout(r, 1200))
   t.equal(runs, after, 'no run after close')
 })
+
+t.test('a kind never detected is detected on its first use', async (t) => {
+  const app = await build(t)
+  const hal = app.hearth.hal
+  let probes = 0
+  hal.register({
+    manifest: { name: 'lazy', kind: 'sprocket', priority: 1, capabilities: [] },
+    probe: async () => {
+      probes++
+      return { supported: true }
+    },
+    create: async () => ({ spin: () => 'spun' }),
+  })
+  t.equal(probes, 0, 'registering probes nothing')
+  t.equal(await hal.with<{ spin(): string }, string>('sprocket', async (d) => d.spin()), 'spun')
+  await hal.with('sprocket', async () => undefined)
+  t.equal(probes, 1, 'probed once, on first use')
+})
