@@ -58,5 +58,8 @@ export interface Page<T> {
   total: number
 }
 
+/** An unpaged collection as a list route returns it: every item (meta shows limit = total, offset 0). */
+export const everything = <T>(items: T[]): Page<T> => ({ items, total: items.length })
+
 /** `{ ok: true }`-style acknowledgement for actions without a record to return. */
 export const Ack = Type.Object({ ok: Type.Boolean() })

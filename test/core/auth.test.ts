@@ -192,6 +192,8 @@ t.test('api keys: format, hash-only storage, listing, revocation', async (t) => 
   const mine = await app.inject({ method: 'GET', url: '/api/v1/api-keys/mine', headers: auth(body.key) })
   t.equal(mine.statusCode, 200)
   t.equal(mine.json().data.length, 1)
+  t.same(mine.json().meta, { total: 1, limit: 1, offset: 0 }, 'collections use the list envelope')
+  t.equal(mine.json().tier, 'free')
   t.notOk('key' in mine.json().data[0], 'listing never shows the key')
 
   const filtered = await app.inject({

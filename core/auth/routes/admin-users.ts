@@ -1,15 +1,14 @@
-import { Type } from '@sinclair/typebox'
 import { HttpError } from '../../errors.js'
 import type { PluginInstance } from '../../plugin-api.js'
-import { IdParams, Single } from '../../schemas.js'
+import { everything, IdParams, ListOf, Single } from '../../schemas.js'
 import { Invitation, InviteBody, User, UserPatch } from '../schemas.js'
 import type { AuthRoutesOptions } from './index.js'
 
 export async function adminUserRoutes(app: PluginInstance, { users, service, tokens }: AuthRoutesOptions) {
   const admin = { role: 'admin', scope: 'admin', userContext: false } as const
 
-  app.get('/admin/users', { config: admin, schema: { response: { 200: Single(Type.Array(User)) } } }, async () =>
-    users.list().map(users.toPublic),
+  app.get('/admin/users', { config: { ...admin, envelope: 'list' }, schema: { response: { 200: ListOf(User) } } }, async () =>
+    everything(users.list().map(users.toPublic)),
   )
 
   app.patch(

@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { HttpError } from '../../errors.js'
 import type { PluginInstance } from '../../plugin-api.js'
-import { IdParams, Single } from '../../schemas.js'
+import { everything, IdParams, ListOf, Single } from '../../schemas.js'
 import { publicKey } from '../api-keys.js'
 import { ApiKey, CreatedApiKey, CreateKeyBody, KeyListQuery } from '../schemas.js'
 import type { AuthRoutesOptions } from './index.js'
@@ -25,8 +24,8 @@ export async function apiKeyRoutes(app: PluginInstance, { apiKeys, users }: Auth
 
   app.get(
     '/admin/api-keys',
-    { config: admin, schema: { querystring: KeyListQuery, response: { 200: Single(Type.Array(ApiKey)) } } },
-    async (req) => apiKeys.list({ userId: req.query.user_id, scope: req.query.scope }).map(publicKey),
+    { config: { ...admin, envelope: 'list' }, schema: { querystring: KeyListQuery, response: { 200: ListOf(ApiKey) } } },
+    async (req) => everything(apiKeys.list({ userId: req.query.user_id, scope: req.query.scope }).map(publicKey)),
   )
 
   app.delete('/admin/api-keys/:id', { config: admin, schema: { params: IdParams, response: { 200: Single(ApiKey) } } }, async (req) => {
@@ -34,7 +33,7 @@ export async function apiKeyRoutes(app: PluginInstance, { apiKeys, users }: Auth
     return publicKey(apiKeys.get(req.params.id) as NonNullable<ReturnType<typeof apiKeys.get>>)
   })
 
-  app.get('/api-keys/mine', { schema: { response: { 200: Single(Type.Array(ApiKey)) } } }, async (req) =>
-    apiKeys.list({ userId: req.auth.userId as string }).map(publicKey),
+  app.get('/api-keys/mine', { config: { envelope: 'list' }, schema: { response: { 200: ListOf(ApiKey) } } }, async (req) =>
+    everything(apiKeys.list({ userId: req.auth.userId as string }).map(publicKey)),
   )
 }
