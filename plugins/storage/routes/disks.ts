@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox'
-import { Nullable, type PluginInstance, Single } from '../../../core/plugin-api.js'
+import { everything, ListOf, Nullable, type PluginInstance, Single } from '../../../core/plugin-api.js'
 import { Disk, DiskParams, SmartRecord } from '../schemas.js'
 import type { StorageService } from '../service.js'
 
@@ -7,8 +6,8 @@ import type { StorageService } from '../service.js'
 export async function diskRoutes(app: PluginInstance, { service }: { service: StorageService }): Promise<void> {
   app.get(
     '/disks',
-    { schema: { tags: ['storage'], response: { 200: Single(Type.Array(Disk)) } }, config: { requires: ['storage.canListDisks'] } },
-    async () => service.disks(),
+    { schema: { tags: ['storage'], response: { 200: ListOf(Disk) } }, config: { requires: ['storage.canListDisks'], envelope: 'list' } },
+    async () => everything(await service.disks()),
   )
 
   app.get(

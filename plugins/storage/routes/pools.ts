@@ -1,11 +1,12 @@
-import { Type } from '@sinclair/typebox'
-import { type PluginInstance, Single } from '../../../core/plugin-api.js'
+import { everything, ListOf, type PluginInstance, Single } from '../../../core/plugin-api.js'
 import { CreatePoolBody, Pool } from '../schemas.js'
 import type { StorageService } from '../service.js'
 
 /** RAID pools: listed by every driver (empty on linux-basic), created only by one that can (else 422). */
 export async function poolRoutes(app: PluginInstance, { service }: { service: StorageService }): Promise<void> {
-  app.get('/pools', { schema: { tags: ['storage'], response: { 200: Single(Type.Array(Pool)) } } }, async () => service.pools())
+  app.get('/pools', { schema: { tags: ['storage'], response: { 200: ListOf(Pool) } }, config: { envelope: 'list' } }, async () =>
+    everything(await service.pools()),
+  )
 
   app.post(
     '/pools',

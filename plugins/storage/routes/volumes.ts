@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox'
-import { type PluginInstance, Single } from '../../../core/plugin-api.js'
+import { everything, ListOf, type PluginInstance } from '../../../core/plugin-api.js'
 import { DataUsageCategory, Volume, VolumesQuery } from '../schemas.js'
 import type { StorageService } from '../service.js'
 
@@ -8,18 +7,18 @@ export async function volumeRoutes(app: PluginInstance, { service }: { service: 
   app.get(
     '/volumes',
     {
-      schema: { tags: ['storage'], querystring: VolumesQuery, response: { 200: Single(Type.Array(Volume)) } },
-      config: { requires: ['storage.canListVolumes'] },
+      schema: { tags: ['storage'], querystring: VolumesQuery, response: { 200: ListOf(Volume) } },
+      config: { requires: ['storage.canListVolumes'], envelope: 'list' },
     },
-    async (request) => service.volumes(request.query.include_windows),
+    async (request) => everything(await service.volumes(request.query.include_windows)),
   )
 
   app.get(
     '/data-usage',
     {
-      schema: { tags: ['storage'], response: { 200: Single(Type.Array(DataUsageCategory)) } },
-      config: { requires: ['storage.canGetDataUsage'] },
+      schema: { tags: ['storage'], response: { 200: ListOf(DataUsageCategory) } },
+      config: { requires: ['storage.canGetDataUsage'], envelope: 'list' },
     },
-    async () => service.dataUsage(),
+    async () => everything(await service.dataUsage()),
   )
 }
