@@ -99,10 +99,10 @@ t.test('a kind never detected is detected on its first use', async (t) => {
       probes++
       return { supported: true }
     },
-    create: async () => ({ spin: () => 'spun' }),
+    create: async () => ({ spin: () => 'spun', dispose: () => undefined }),
   })
   t.equal(probes, 0, 'registering probes nothing')
-  t.equal(await hal.with<{ spin(): string }, string>('sprocket', async (d) => d.spin()), 'spun')
+  t.equal(await hal.with<{ spin(): string; dispose(): void }, string>('sprocket', async (d) => d.spin()), 'spun')
   await hal.with('sprocket', async () => undefined)
   t.equal(probes, 1, 'probed once, on first use')
 })
