@@ -77,6 +77,8 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   installErrorHandling(app)
   const defaultJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
+  // Bodies are JSON (or multipart where a route registers it): anything else is 415.
+  app.removeContentTypeParser('text/plain')
   // Action endpoints (archive, restore...) take no body; clients often still send the JSON header.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
     body === '' ? done(null, undefined) : defaultJson(req, body as string, done),

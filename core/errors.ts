@@ -46,7 +46,8 @@ export class HttpError extends Error {
 
   constructor(code: ErrorCode, message?: string, details?: ErrorDetails, headers?: Record<string, string>) {
     const entry = registry.get(code) ?? errorCatalogue.INTERNAL_ERROR
-    super(message ?? entry.message)
+    // An unregistered code is an internal mistake: answer 500 without the caller's text.
+    super(registry.has(code) ? (message ?? entry.message) : entry.message)
     this.name = 'HttpError'
     this.code = registry.has(code) ? code : 'INTERNAL_ERROR'
     this.statusCode = entry.status

@@ -35,7 +35,8 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
     via,
     userId: user?.id ?? null,
     email: user?.email ?? null,
-    role: user?.role ?? 'owner',
+    // Without a resolved user nothing is granted beyond a plain user's rights.
+    role: user?.role ?? 'user',
     tier: user ? deps.users.tierOf(user) : (deps.users.tierOf({ tier: null } as UserRow) as Tier),
     ...extra,
   })

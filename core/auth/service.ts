@@ -150,7 +150,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!reset) throw new HttpError('VALIDATION_ERROR', 'Reset token is invalid or expired', { field: 'token', constraint: 'valid' })
       const passwordHash = await hashPassword(newPassword)
       db.transaction(() => {
-        useReset.run(nowS(), reset.id)
+        if (useReset.run(nowS(), reset.id).changes === 0)
+          throw new HttpError('VALIDATION_ERROR', 'Reset token is invalid or expired', { field: 'token', constraint: 'valid' })
         users.setPassword(reset.user_id, passwordHash)
         tokens.revokeAllForUser(reset.user_id)
       })()

@@ -28,7 +28,9 @@ t.test('system token: single-user auto context, multi-user needs X-Svc-User-Id',
   const badId = await app.inject({ method: 'GET', url: '/api/v1/hello/greetings', headers: { ...sys, 'x-svc-user-id': 'not-a-uuid' } })
   t.equal(badId.statusCode, 400)
   const admin = await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: sys })
-  t.equal(admin.statusCode, 200, 'admin routes need no user context for the system token')
+  t.equal(admin.json().error?.code, 'USER_CONTEXT_REQUIRED', 'admin routes too need the user context in multi-user mode')
+  const asOwner = await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: { ...sys, 'x-svc-user-id': o.userId } })
+  t.equal(asOwner.statusCode, 200)
 })
 
 t.test('API key scopes: agent ignores the identity header, system and sync impersonate', async (t) => {
@@ -52,6 +54,8 @@ t.test('API key scopes: agent ignores the identity header, system and sync imper
   t.equal(sysNoHeader.json().error.code, 'USER_CONTEXT_REQUIRED')
   const sysAsU = await app.inject({ method: 'GET', url: '/api/v1/hello/greetings', headers: auth(system, { 'x-svc-user-id': u.userId }) })
   t.equal(sysAsU.json().meta.total, 1, 'system key impersonates the named user')
+  const sysAdminNoHeader = await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: auth(system) })
+  t.equal(sysAdminNoHeader.json().error.code, 'USER_CONTEXT_REQUIRED', 'no owner rights for a system key without a user')
   const sysAdminAsU = await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: auth(system, { 'x-svc-user-id': u.userId }) })
   t.equal(sysAdminAsU.statusCode, 403, 'a system key acting for a plain user gets no admin rights')
   t.equal(sysAdminAsU.json().error.code, 'FORBIDDEN')

@@ -5,7 +5,7 @@ import { Invitation, InviteBody, User, UserPatch } from '../schemas.js'
 import type { AuthRoutesOptions } from './index.js'
 
 export async function adminUserRoutes(app: PluginInstance, { users, service, tokens }: AuthRoutesOptions) {
-  const admin = { role: 'admin', scope: 'admin', userContext: false } as const
+  const admin = { role: 'admin', scope: 'admin' } as const
 
   app.get('/admin/users', { config: { ...admin, envelope: 'list' }, schema: { response: { 200: ListOf(User) } } }, async () =>
     everything(users.list().map(users.toPublic)),
@@ -19,10 +19,10 @@ export async function adminUserRoutes(app: PluginInstance, { users, service, tok
       if (!target) throw new HttpError('NOT_FOUND', 'User not found')
       const patch = req.body
       const losesOwner = target.role === 'owner' && ((patch.role && patch.role !== 'owner') || patch.disabled === true)
-      if (losesOwner && users.activeOwners() <= 1) throw new HttpError('UNPROCESSABLE', 'The last owner cannot be demoted or disabled')
       // Only an owner makes or unmakes owners.
       if ((patch.role === 'owner' || target.role === 'owner') && req.auth.role !== 'owner')
         throw new HttpError('FORBIDDEN', 'Owner role required')
+      if (losesOwner && users.activeOwners() <= 1) throw new HttpError('UNPROCESSABLE', 'The last owner cannot be demoted or disabled')
       const updated = users.update(target.id, patch)
       if (patch.disabled) tokens.revokeAllForUser(target.id)
       return users.toPublic(updated)

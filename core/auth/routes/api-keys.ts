@@ -6,7 +6,7 @@ import { ApiKey, CreatedApiKey, CreateKeyBody, KeyListQuery } from '../schemas.j
 import type { AuthRoutesOptions } from './index.js'
 
 export async function apiKeyRoutes(app: PluginInstance, { apiKeys, users }: AuthRoutesOptions) {
-  const admin = { role: 'admin', scope: 'admin', userContext: false } as const
+  const admin = { role: 'admin', scope: 'admin' } as const
 
   app.post(
     '/admin/api-keys',
