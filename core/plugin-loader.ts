@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url'
 import type { TObject } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import semver from 'semver'
-import { type ConfigSources, readSlice } from './config.js'
+import { ConfigError, type ConfigSources, readSlice } from './config.js'
 import { migrate, readMigrations } from './db/migrate.js'
 import { HttpError } from './errors.js'
 import { PLUGIN_API_VERSION, type HearthApi, type HearthPlugin, type PluginInstance } from './plugin-api.js'
@@ -107,6 +107,8 @@ export async function loadPlugins(
       api = deps.apiFor(plugin, config)
       if (m.migrations) migrate(api.db, m.name, readMigrations(m.migrations))
     } catch (err) {
+      // A bad setting of a built-in plugin stops the start with the same one-line message as the core's.
+      if (source === 'builtin' && err instanceof ConfigError) throw err
       fail((err as Error).message)
       continue
     }
