@@ -111,3 +111,20 @@ export interface ParseResult<T> {
   entries: ParsedEntry<T>[]
   failed: ParseFailure[]
 }
+
+/** A contact's optional fields at their defaults, fresh arrays each call: the resource and the vCard reader share it. */
+export function contactDefaults(): Omit<ContactRecord, 'display_name'> {
+  return {
+    first_name: null,
+    last_name: null,
+    emails: [],
+    phones: [],
+    company: null,
+    job_title: null,
+    addresses: [],
+    notes: null,
+    avatar_path: null,
+    tags: [],
+    custom_fields: null,
+  }
+}

@@ -9,7 +9,14 @@ import {
 } from './content-line.js'
 import { addField, CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
 import { parseStamp } from './stamps.js'
-import type { ContactAddress, ContactEmail, ContactPhone, ContactRecord, ParseResult } from './types.js'
+import {
+  type ContactAddress,
+  type ContactEmail,
+  type ContactPhone,
+  type ContactRecord,
+  contactDefaults,
+  type ParseResult,
+} from './types.js'
 
 /**
  * vCard 2.1/3.0/4.0 → contacts. Reads what Apple Contacts, Google and
@@ -68,20 +75,7 @@ export function parseVCards(text: string): ParseResult<ContactRecord> {
 
 function readCard(card: Component): ContactRecord {
   const labels = groupLabels(card.properties)
-  const record: ContactRecord = {
-    display_name: '',
-    first_name: null,
-    last_name: null,
-    emails: [],
-    phones: [],
-    company: null,
-    job_title: null,
-    addresses: [],
-    notes: null,
-    avatar_path: null,
-    tags: [],
-    custom_fields: null,
-  }
+  const record: ContactRecord = { display_name: '', ...contactDefaults() }
   const custom: Record<string, unknown> = {}
   const ranked: { emails: Array<[ContactEmail, number]>; phones: Array<[ContactPhone, number]> } = { emails: [], phones: [] }
   let fn = ''

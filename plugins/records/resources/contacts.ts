@@ -3,6 +3,7 @@ import { Nullable, Uuid } from '../../../core/plugin-api.js'
 import { createSchema, NullableText, patchSchema, recordSchema, StringEnum, Tags } from '../engine/schema-kit.js'
 import type { ApiRecord, ResourceDefinition } from '../engine/types.js'
 import { invalid } from '../engine/validate.js'
+import { contactDefaults } from '../formats/types.js'
 
 /** Contacts (api.md, Contact): names, e-mails, phones, addresses, company. */
 
@@ -104,19 +105,7 @@ export const contacts: ResourceDefinition = {
     nocase: ['display_name', 'company'],
     nullable: ['company'],
   },
-  defaults: {
-    first_name: null,
-    last_name: null,
-    emails: [],
-    phones: [],
-    company: null,
-    job_title: null,
-    addresses: [],
-    notes: null,
-    avatar_path: null,
-    tags: [],
-    custom_fields: null,
-  },
+  defaults: contactDefaults(),
   complete(record) {
     normalizeItems(record)
     if (typeof record.display_name === 'string' && record.display_name.trim()) {
