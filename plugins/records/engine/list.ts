@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { HttpError } from '../../../core/plugin-api.js'
 import type { QueryCache } from './query-cache.js'
 import { ftsQuery } from './fts.js'
 import type { RecordStore, Row } from './store.js'
@@ -20,9 +21,26 @@ interface Ranked {
   record: ApiRecord
   seq: number
   rank: number
+  /** An occurrence of a repeating record: its start, and that start as the sort column's text. */
+  at?: number
+  sortValue?: string
 }
 
 const MAX_SERIES = 5000
+/** decisions.md: a list expands at most this many occurrences per request; past that, 422. */
+export const MAX_EXPANDED = 10_000
+
+function tooManyOccurrences(window: { from: number | null; to: number | null }): HttpError {
+  const range = `${window.from === null ? 'the start' : new Date(window.from).toISOString()} to ${window.to === null ? 'a year later' : new Date(window.to).toISOString()}`
+  return new HttpError(
+    'UNPROCESSABLE',
+    `the range ${range} holds more than ${MAX_EXPANDED} occurrences of repeating events: ask for a shorter range`,
+    {
+      field: 'from',
+      constraint: 'max_occurrences',
+    },
+  )
+}
 /** Searches matching more records than this are ordered by the default sort, not by relevance. */
 export const RANK_LIMIT = 5000
 
@@ -139,19 +157,29 @@ export class RecordLister {
     const plain = [{ sql: `NOT (${expansion.repeatingSql})`, params: [] }, ...range]
     const plainRows = run(plain, 'LIMIT ?', [q.offset + q.limit])
     const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
-    const occurrences = series.flatMap((s) => expansion.expand(s.record, window).map((record) => ({ ...s, record })))
-    const merged = [...plainRows, ...occurrences].sort(this.comparator(q, ranked))
-    return { items: this.project(merged.slice(q.offset, q.offset + q.limit), q), total: count(plain) + occurrences.length }
+    // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
+    const occurrences: Ranked[] = []
+    for (const s of series) {
+      for (const at of expansion.starts(s.record, window, MAX_EXPANDED + 1 - occurrences.length)) {
+        occurrences.push({ ...s, at, sortValue: new Date(at).toISOString() })
+      }
+      if (occurrences.length > MAX_EXPANDED) throw tooManyOccurrences(window)
+    }
+    const merged = [...plainRows, ...occurrences].sort(this.comparator(q, ranked, expansion.column))
+    const page = merged
+      .slice(q.offset, q.offset + q.limit)
+      .map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
+    return { items: this.project(page, q), total: count(plain) + occurrences.length }
   }
 
   /** The SQL order, in code, for merged results. */
-  private comparator(q: ListQuery, ranked: boolean): (a: Ranked, b: Ranked) => number {
+  private comparator(q: ListQuery, ranked: boolean, expandedColumn?: string): (a: Ranked, b: Ranked) => number {
     if (ranked) return (a, b) => a.rank - b.rank || b.seq - a.seq
     const key = q.sort ?? this.def.sort.default
     const sign = (q.order ?? this.def.sort.order) === 'desc' ? -1 : 1
     const nocase = this.def.sort.nocase?.includes(key)
     const value = (r: Ranked) => {
-      const v = r.record[key]
+      const v = r.sortValue !== undefined && key === expandedColumn ? r.sortValue : r.record[key]
       return typeof v === 'string' && nocase ? v.toLowerCase() : (v as string | null)
     }
     return (a, b) => {

@@ -9,6 +9,17 @@ export const StringEnum = <T extends string>(values: readonly T[], options: Reco
 
 export const NullableText = (maxLength = 10_000) => Nullable(Type.String({ maxLength }))
 
+/**
+ * An email address: `local@domain`, no white space, control characters, quotes or brackets, one @.
+ * Lenient enough for what address books hold, strict enough that no value can break a vCard or
+ * iCalendar line (a CR/LF in an attendee once forged a second VEVENT). Linear: the classes exclude @.
+ */
+export const Email = Type.String({
+  minLength: 3,
+  maxLength: 320,
+  pattern: '^[^\\s@<>()\\[\\]\\\\,;:"\\u0000-\\u001f\\u007f]+@[^\\s@<>()\\[\\]\\\\,;:"\\u0000-\\u001f\\u007f]+$',
+})
+
 export const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })
 
 /** Arbitrary key-value data; null values in a write remove keys. */

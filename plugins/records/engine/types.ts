@@ -54,8 +54,10 @@ export interface RangeExpansion {
   window(query: ListQuery, ctx: ListContext): { from: number | null; to: number | null } | null
   /** SQL that tells a repeating record from a plain one (true = repeats). */
   repeatingSql: string
-  /** Items (occurrences) of one repeating record inside the window. */
-  expand(record: ApiRecord, window: { from: number | null; to: number | null }): ApiRecord[]
+  /** Start times (epoch ms) of one repeating record's occurrences inside the window, at most `limit`. */
+  starts(record: ApiRecord, window: { from: number | null; to: number | null }, limit: number): number[]
+  /** The item for the occurrence of `record` that starts at `at`. */
+  occurrence(record: ApiRecord, at: number): ApiRecord
 }
 
 export interface ResourceDefinition {

@@ -1,9 +1,10 @@
-import { gunzipSync, unzipSync, zipSync } from 'fflate'
+import { Gunzip, unzipSync, zipSync } from 'fflate'
+import { TarReader } from './tar.js'
 
 /**
  * Reading and writing the archives Markdown notes travel in: zip (what
  * Obsidian, Bear and Joplin users hand around) and tar / tar.gz. Sizes are
- * checked before inflating, so a zip bomb is refused instead of filling memory.
+ * checked while inflating, so a zip or gzip bomb is refused instead of filling memory.
  */
 export const MAX_MEMBER_BYTES = 16 * 1024 * 1024
 export const MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -14,6 +15,9 @@ export interface ArchiveMember {
 }
 
 export class ArchiveError extends Error {}
+
+/** An archive over the limits of decisions.md (16 MiB a member, 256 MiB in all, unpacked). */
+export class ArchiveTooLargeError extends ArchiveError {}
 
 const isZip = (b: Uint8Array) => b[0] === 0x50 && b[1] === 0x4b
 const isGzip = (b: Uint8Array) => b[0] === 0x1f && b[1] === 0x8b
@@ -27,15 +31,7 @@ export function isArchive(bytes: Uint8Array): boolean {
 /** Members whose name passes `want`, in archive order; the kind is sniffed from the bytes. */
 export function readArchive(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMember[] {
   if (isZip(bytes)) return readZip(bytes, want)
-  if (isGzip(bytes)) {
-    let tar: Uint8Array
-    try {
-      tar = gunzipSync(bytes)
-    } catch {
-      throw new ArchiveError('the file is not a valid gzip archive')
-    }
-    return readTar(tar, want)
-  }
+  if (isGzip(bytes)) return readTarGz(bytes, want)
   if (isTar(bytes)) return readTar(bytes, want)
   throw new ArchiveError('expected a zip, tar or tar.gz archive')
 }
@@ -56,33 +52,37 @@ function readZip(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMem
   } catch {
     throw new ArchiveError('the file is not a valid zip archive')
   }
-  if (tooBig) throw new ArchiveError(`archive member ${tooBig} is too large (limit ${MAX_MEMBER_BYTES} bytes, ${MAX_TOTAL_BYTES} in all)`)
+  if (tooBig)
+    throw new ArchiveTooLargeError(`archive member ${tooBig} is too large (limit ${MAX_MEMBER_BYTES} bytes, ${MAX_TOTAL_BYTES} in all)`)
   return Object.entries(files).map(([name, data]) => ({ name, data }))
 }
 
-function readTar(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMember[] {
-  const members: ArchiveMember[] = []
-  const text = new TextDecoder()
-  let total = 0
-  for (let offset = 0; offset + 512 <= bytes.length;) {
-    const header = bytes.subarray(offset, offset + 512)
-    if (header.every((b) => b === 0)) break
-    const field = (start: number, length: number) => text.decode(header.subarray(start, start + length)).replace(/\0.*$/s, '')
-    const size = Number.parseInt(field(124, 12).trim() || '0', 8)
-    if (!Number.isFinite(size) || size < 0) throw new ArchiveError('the tar archive has a corrupt header')
-    const prefix = field(345, 155)
-    const name = prefix ? `${prefix}/${field(0, 100)}` : field(0, 100)
-    const type = field(156, 1) || '0'
-    const start = offset + 512
-    if (start + size > bytes.length) throw new ArchiveError(`tar member ${name} is truncated`)
-    if ((type === '0' || type === '\0') && want(name)) {
-      total += size
-      if (size > MAX_MEMBER_BYTES || total > MAX_TOTAL_BYTES) throw new ArchiveError(`archive member ${name} is too large`)
-      members.push({ name, data: bytes.subarray(start, start + size) })
+/** Input fed to the inflater at a time: deflate expands at most ~1032×, so one step yields about 4 MiB at most. */
+const GZIP_STEP = 4096
+
+/** Inflates step by step into the tar reader, which stops at the archive's end or at the first limit passed. */
+function readTarGz(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMember[] {
+  const tar = new TarReader(want, limits())
+  const gunzip = new Gunzip((chunk) => tar.push(chunk))
+  try {
+    for (let offset = 0; offset < bytes.length && !tar.done; offset += GZIP_STEP) {
+      gunzip.push(bytes.subarray(offset, offset + GZIP_STEP), offset + GZIP_STEP >= bytes.length)
     }
-    offset = start + Math.ceil(size / 512) * 512
+  } catch (err) {
+    if (err instanceof ArchiveError) throw err
+    throw new ArchiveError('the file is not a valid gzip archive')
   }
-  return members
+  return tar.finish()
+}
+
+function readTar(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMember[] {
+  const tar = new TarReader(want, limits())
+  tar.push(bytes)
+  return tar.finish()
+}
+
+function limits() {
+  return { member: MAX_MEMBER_BYTES, total: MAX_TOTAL_BYTES }
 }
 
 export function writeZip(members: ArchiveMember[]): Uint8Array {

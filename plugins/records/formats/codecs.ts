@@ -1,4 +1,4 @@
-import { ArchiveError, isArchive } from './archive.js'
+import { ArchiveError, ArchiveTooLargeError, isArchive } from './archive.js'
 import { parseICalendar } from './ics-parse.js'
 import { serializeICalendar } from './ics-serialize.js'
 import { isNoteFile, parseNoteFile, parseNotesArchive, serializeNotesArchive } from './markdown.js'
@@ -24,6 +24,9 @@ export interface Codec {
 }
 
 export class FileFormatError extends Error {}
+
+/** The file unpacks past the import limits. */
+export class FileTooLargeError extends FileFormatError {}
 
 /** UTF-8 text of an upload; a BOM is dropped, invalid bytes refuse the file. */
 function text(bytes: Buffer): string {
@@ -52,11 +55,19 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
     }),
     read(bytes, filename) {
       // A single .md file is a one-note import; anything else must be an archive.
-      if (!isArchive(bytes) && isNoteFile(filename))
-        return { entries: [{ index: 0, file: filename, record: parseNoteFile(filename, text(bytes)) }], failed: [] }
+      if (!isArchive(bytes) && isNoteFile(filename)) {
+        try {
+          return { entries: [{ index: 0, file: filename, record: parseNoteFile(filename, text(bytes)) }], failed: [] }
+        } catch (err) {
+          // A broken front matter in the only file is the file's fault: 400, never a 500.
+          if (err instanceof FileFormatError) throw err
+          throw new FileFormatError(`${filename}: ${(err as Error).message}`)
+        }
+      }
       try {
         return requireEntries(parseNotesArchive(bytes), 'Markdown (.md) files')
       } catch (err) {
+        if (err instanceof ArchiveTooLargeError) throw new FileTooLargeError(err.message)
         if (err instanceof ArchiveError) throw new FileFormatError(err.message)
         throw err
       }

@@ -15,25 +15,45 @@ export interface ContentLine {
   value: string
 }
 
-/** Joins folded lines (a line starting with a space or tab continues the previous one). */
+/**
+ * Joins folded lines (a line starting with a space or tab continues the previous one). Linear: each
+ * logical line collects its pieces and is joined once (growing a string per continuation line and
+ * re-testing it made a folded 1.6 MB PHOTO quadratic).
+ */
 export function unfold(text: string): Array<{ line: number; text: string }> {
-  const physical = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)
+  const physical = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split(/\r\n|\n|\r/)
   const out: Array<{ line: number; text: string }> = []
-  let softBreak = false
+  let pieces: string[] = []
+  let first = 0
+  // vCard 2.1 quoted-printable: a value ending in '=' continues on the next line as is.
+  let quotedPrintable = false
+  const flush = (): void => {
+    if (pieces.length > 0) out.push({ line: first, text: pieces.join('') })
+    pieces = []
+  }
   physical.forEach((raw, i) => {
-    const last = out[out.length - 1]
-    if (last && softBreak) {
-      // vCard 2.1 quoted-printable: a value ending in '=' continues on the next line as is.
-      last.text = last.text.slice(0, -1) + raw
-    } else if ((raw.startsWith(' ') || raw.startsWith('\t')) && last) {
-      last.text += raw.slice(1)
-    } else if (raw.trim() !== '') {
-      out.push({ line: i + 1, text: raw })
+    const last = pieces.length > 0 ? pieces[pieces.length - 1] : null
+    if (last !== null && quotedPrintable && last.endsWith('=')) {
+      pieces[pieces.length - 1] = last.slice(0, -1)
+      pieces.push(raw)
+    } else if (last !== null && (raw.startsWith(' ') || raw.startsWith('\t'))) {
+      pieces.push(raw.slice(1))
+    } else {
+      flush()
+      if (raw.trim() === '') return
+      first = i + 1
+      pieces.push(raw)
+      quotedPrintable = QUOTED_PRINTABLE.test(propertyPart(raw))
     }
-    const current = out[out.length - 1]
-    softBreak = current !== undefined && current.text.endsWith('=') && QUOTED_PRINTABLE.test(current.text)
   })
+  flush()
   return out
+}
+
+/** The part of a content line before its value (bounded work for the quoted-printable test). */
+function propertyPart(line: string): string {
+  const colon = line.indexOf(':')
+  return colon < 0 ? line : line.slice(0, colon + 1)
 }
 
 const QUOTED_PRINTABLE = /^[^:]*;ENCODING=QUOTED-PRINTABLE[;:]/i
@@ -119,7 +139,10 @@ export function parseContentLine(line: number, text: string): ContentLine {
       values.push(pname)
       pname = 'TYPE'
     }
-    params.set(pname, [...(params.get(pname) ?? []), ...values])
+    // Appended in place: copying the list per parameter made `TEL;CELL;CELL;...` quadratic.
+    const known = params.get(pname)
+    if (known) for (const v of values) known.push(v)
+    else params.set(pname, values)
   }
   if (text[i] !== ':') throw new Error(`line ${line}: expected ':' after ${name}`)
   return { line, group, name, params, value: text.slice(i + 1) }
@@ -132,7 +155,12 @@ function decodeParam(value: string): string {
 
 /** Encodes a parameter value, quoting it when it holds a separator. */
 export function encodeParam(value: string): string {
-  const encoded = value.replace(/\^/g, '^^').replace(/\n/g, '^n').replace(/"/g, "^'")
+  const encoded = withoutControls(
+    value
+      .replace(/\^/g, '^^')
+      .replace(/\r\n|\n|\r/g, '^n')
+      .replace(/"/g, "^'"),
+  )
   return /[;:,\s]/.test(encoded) ? `"${encoded}"` : encoded
 }
 
@@ -172,7 +200,15 @@ export function splitEscaped(value: string, separator: ';' | ','): string[] {
 /** Builds one folded content line from a name, parameters and an already escaped value. */
 export function contentLine(name: string, params: Array<[string, string | string[]]>, value: string): string {
   const paramText = params.map(([key, v]) => `;${key}=${(Array.isArray(v) ? v : [v]).map(encodeParam).join(',')}`).join('')
-  return fold(`${name}${paramText}:${value}`)
+  return fold(`${name}${paramText}:${withoutControls(value)}`)
+}
+
+/**
+ * Values reach here escaped (TEXT) or validated (addresses, dates); dropping any control character left
+ * is the last guard: a raw CR or LF would end the line and let a value forge properties or components.
+ */
+function withoutControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, '')
 }
 
 /** Lower-cased values of a parameter (TYPE=WORK,pref → ['work','pref']). */

@@ -17,7 +17,7 @@ interface Line {
 export function parseYaml(source: string, firstLine = 1): Record<string, Value> {
   const lines: Line[] = []
   source.split(/\r\n|\n|\r/).forEach((raw, i) => {
-    const text = raw.replace(/\s+$/, '')
+    const text = raw.trimEnd()
     if (text.trim() === '' || text.trim().startsWith('#')) return
     lines.push({ indent: text.length - text.trimStart().length, text: text.trim(), no: firstLine + i })
   })
@@ -44,15 +44,50 @@ function block(lines: Line[], state: { i: number }, indent: number): Value {
   const map: Record<string, Value> = {}
   while (state.i < lines.length && lines[state.i].indent === indent) {
     const line = lines[state.i]
-    const m = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^:#]+?)\s*:(?:\s+(.*))?$/.exec(line.text)
+    const m = splitKey(line.text)
     if (!m) throw new Error(`line ${line.no}: expected "key: value"`)
-    const key = String(scalarOrFlow(m[1], line.no))
-    const rest = (m[2] ?? '').trim()
+    const key = String(scalarOrFlow(m.key, line.no))
+    const rest = m.rest.trim()
     state.i++
     if (rest === '|' || rest === '>' || /^[|>][+-]?$/.test(rest)) map[key] = blockScalar(lines, state, indent, rest)
     else map[key] = rest === '' ? nested(lines, state, indent) : scalarOrFlow(rest, line.no)
   }
   return map
+}
+
+/**
+ * `key: rest` with a plain, "double" or 'single' quoted key; the colon must end the line or be followed
+ * by white space. A single left-to-right scan: the equivalent regex backtracks quadratically.
+ */
+export function splitKey(text: string): { key: string; rest: string } | null {
+  const quote = text[0]
+  if (quote === '"' || quote === "'") {
+    let i = 1
+    for (; i < text.length; i++) {
+      if (quote === '"' && text[i] === '\\') i++
+      else if (text[i] === quote && quote === "'" && text[i + 1] === "'") i++
+      else if (text[i] === quote) break
+    }
+    const colon = afterSpaces(text, i + 1)
+    const quoted = i < text.length ? keyEnd(text, text.slice(0, i + 1), colon) : null
+    if (quoted) return quoted
+  }
+  let colon = 0
+  while (colon < text.length && text[colon] !== ':' && text[colon] !== '#') colon++
+  const key = text.slice(0, colon).trimEnd()
+  return key === '' ? null : keyEnd(text, key, colon)
+}
+
+function afterSpaces(text: string, i: number): number {
+  while (i < text.length && /\s/.test(text[i])) i++
+  return i
+}
+
+function keyEnd(text: string, key: string, colon: number): { key: string; rest: string } | null {
+  if (text[colon] !== ':') return null
+  const next = text[colon + 1]
+  if (next !== undefined && !/\s/.test(next)) return null
+  return { key, rest: text.slice(colon + 1) }
 }
 
 /** The value on the following, deeper-indented lines; null when there are none. Sequences may sit at the key's indent. */

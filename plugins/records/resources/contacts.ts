@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, Uuid } from '../../../core/plugin-api.js'
-import { createSchema, NullableText, patchSchema, recordSchema, StringEnum, Tags } from '../engine/schema-kit.js'
+import { createSchema, Email, NullableText, patchSchema, recordSchema, StringEnum, Tags } from '../engine/schema-kit.js'
 import type { ApiRecord, ResourceDefinition } from '../engine/types.js'
 import { invalid } from '../engine/validate.js'
 import { contactDefaults } from '../formats/types.js'
@@ -15,10 +15,7 @@ const addressKeys = ['street', 'city', 'state', 'postal_code', 'country', 'label
 const items = (required: boolean) => {
   const opt = <T extends Parameters<typeof Type.Optional>[0]>(s: T) => (required ? s : Type.Optional(s))
   return {
-    email: Type.Object(
-      { address: Type.String({ minLength: 1, maxLength: 320 }), label: opt(EmailLabel), primary: opt(Type.Boolean()) },
-      { additionalProperties: false },
-    ),
+    email: Type.Object({ address: Email, label: opt(EmailLabel), primary: opt(Type.Boolean()) }, { additionalProperties: false }),
     phone: Type.Object(
       { number: Type.String({ minLength: 1, maxLength: 64 }), label: opt(PhoneLabel), primary: opt(Type.Boolean()) },
       { additionalProperties: false },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, Timestamp, Uuid } from '../../../core/plugin-api.js'
-import { createSchema, NullableText, patchSchema, recordSchema, StringEnum } from '../engine/schema-kit.js'
-import type { ApiRecord, ResourceDefinition } from '../engine/types.js'
+import { createSchema, Email, NullableText, patchSchema, recordSchema, StringEnum } from '../engine/schema-kit.js'
+import type { ResourceDefinition } from '../engine/types.js'
 import { invalid } from '../engine/validate.js'
 import { queryWindow } from './event-window.js'
 import { occurrences, Recurrence, type Recurrence as Rule } from './recurrence.js'
@@ -19,7 +19,7 @@ const attendee = (complete: boolean) =>
     complete
       ? { email: Type.String(), name: Nullable(Type.String()), status: AttendeeStatus }
       : {
-          email: Type.String({ minLength: 1, maxLength: 320 }),
+          email: Email,
           name: Type.Optional(NullableText(300)),
           status: Type.Optional(AttendeeStatus),
         },
@@ -136,19 +136,18 @@ export const events: ResourceDefinition = {
     column: 'start_at',
     repeatingSql: 't.recurrence IS NOT NULL',
     window: (query, ctx) => queryWindow(query, ctx.now),
-    expand(series: ApiRecord, window) {
+    starts: (series, window, limit) =>
+      occurrences(series.recurrence as Rule, Date.parse(String(series.start_at)), window.from, window.to, limit),
+    occurrence(series, at) {
       const start = Date.parse(String(series.start_at))
-      const length = series.end_at ? Date.parse(String(series.end_at)) - start : null
-      return occurrences(series.recurrence as Rule, start, window.from, window.to).map((at) => {
-        const startAt = new Date(at).toISOString()
-        return {
-          ...series,
-          start_at: startAt,
-          end_at: length === null ? null : new Date(at + length).toISOString(),
-          recurrence_id: series.id,
-          occurrence_start: startAt,
-        }
-      })
+      const startAt = new Date(at).toISOString()
+      return {
+        ...series,
+        start_at: startAt,
+        end_at: series.end_at ? new Date(at + Date.parse(String(series.end_at)) - start).toISOString() : null,
+        recurrence_id: series.id,
+        occurrence_start: startAt,
+      }
     },
   },
   listItem: Type.Object({

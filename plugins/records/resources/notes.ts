@@ -17,14 +17,23 @@ const fields = {
 
 /** decisions.md: the first non-empty line, markdown heading marks removed, at most 80 characters. */
 export function titleFromContent(content: string): string | null {
-  for (const raw of content.split(/\r?\n/)) {
-    const line = raw
-      .replace(/^\s{0,3}#{1,6}(\s+|$)/, '')
-      .replace(/\s+#+\s*$/, '')
-      .trim()
+  for (const raw of content.split('\n')) {
+    const line = withoutClosingHashes(raw.replace(/^\s{0,3}#{1,6}(\s+|$)/, '')).trim()
     if (line) return Array.from(line).slice(0, TITLE_MAX).join('').trimEnd()
   }
   return null
+}
+
+/**
+ * A heading's optional closing sequence (`## Title ##`): trailing hashes preceded by white space.
+ * Written as a scan: the regex /\s+#+\s*$/ backtracks quadratically on long runs of spaces.
+ */
+function withoutClosingHashes(line: string): string {
+  const text = line.trimEnd()
+  let start = text.length
+  while (start > 0 && text[start - 1] === '#') start--
+  if (start === text.length || start === 0 || !/\s/.test(text[start - 1])) return text
+  return text.slice(0, start)
 }
 
 export const notes: ResourceDefinition = {

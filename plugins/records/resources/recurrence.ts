@@ -6,7 +6,7 @@ import { local, localDay } from './event-window.js'
  * Expands an RRULE-like recurrence (decisions.md keys: freq, interval, byday,
  * bymonthday, bymonth, count, until) into occurrence start times, in the
  * server's local time so a weekly 09:00 stays 09:00 across DST changes.
- * Bounded: at most MAX_OCCURRENCES per call and MAX_PERIODS periods walked.
+ * Bounded: at most `limit` occurrences per call and MAX_PERIODS periods walked.
  */
 export const BYDAY = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/
 const DATE_OR_DATETIME = '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})?)?$'
@@ -25,7 +25,6 @@ export const Recurrence = Type.Object(
 )
 export type Recurrence = Static<typeof Recurrence>
 
-export const MAX_OCCURRENCES = 1000
 const MAX_PERIODS = 100_000 // walked per call, counted from the first useful period
 /** An open-ended window (from without to) expands at most this far. */
 export const OPEN_WINDOW_MS = 366 * 86_400_000
@@ -133,7 +132,7 @@ function firstPeriod(rule: Recurrence, start: Date, from: number, interval: numb
 }
 
 /** Occurrence starts (epoch ms) of a series starting at `startMs`, within [from, to]. */
-export function occurrences(rule: Recurrence, startMs: number, from: number | null, to: number | null): number[] {
+export function occurrences(rule: Recurrence, startMs: number, from: number | null, to: number | null, limit: number): number[] {
   const start = new Date(startMs)
   const interval = rule.interval ?? 1
   const lower = from ?? startMs
@@ -150,7 +149,7 @@ export function occurrences(rule: Recurrence, startMs: number, from: number | nu
       if (at > upper || (rule.count && seen >= rule.count)) return out
       seen++
       if (at >= lower) out.push(at)
-      if (out.length >= MAX_OCCURRENCES) return out
+      if (out.length >= limit) return out
     }
     // Periods only move forward: once a period begins past the bound, stop.
     if (periodStart(rule.freq, start, p, interval) > upper) return out

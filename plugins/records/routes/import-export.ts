@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { type EventBus, HttpError, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
-import { codecs, FileFormatError } from '../formats/codecs.js'
+import { codecs, FileFormatError, FileTooLargeError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
 import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
 
@@ -63,6 +63,7 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
         try {
           parsed = codec.read(upload.bytes, upload.filename)
         } catch (err) {
+          if (err instanceof FileTooLargeError) throw new HttpError('PAYLOAD_TOO_LARGE', err.message)
           if (err instanceof FileFormatError) throw new HttpError('VALIDATION_ERROR', err.message, { field: 'file', constraint: 'format' })
           throw err
         }

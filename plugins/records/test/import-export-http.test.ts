@@ -3,20 +3,10 @@ import { join, relative } from 'node:path'
 import { unzipSync, zipSync } from 'fflate'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
+import { upload } from './records-app.js'
 import { sourcePath } from '../../../test/paths.js'
 
 const fixture = (name: string) => readFileSync(sourcePath(import.meta.url, `fixtures/${name}`))
-
-/** A multipart/form-data body with one file part, as browsers send it. */
-function upload(filename: string, content: Buffer | string, type = 'application/octet-stream') {
-  const boundary = `----hearthTest${Math.random().toString(16).slice(2)}`
-  const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`),
-    Buffer.from(content),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ])
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
-}
 
 async function importFile(
   app: TestApp,

@@ -72,3 +72,14 @@ async function signIn(app: TestApp): Promise<{ token: string }> {
 /** Events of records (note.*, contact.*, event.*) only, as [type, id] pairs. */
 export const recordEventsOf = (events: HearthEvent[]) =>
   events.filter((e) => /^(note|contact|event)\./.test(e.type)).map((e) => [e.type, e.id] as [string, string | undefined])
+
+/** A multipart/form-data body with one file part, as browsers send it. */
+export function upload(filename: string, content: Buffer | string, type = 'application/octet-stream') {
+  const boundary = `----hearthTest${Math.random().toString(16).slice(2)}`
+  const payload = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`),
+    Buffer.from(content),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ])
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
+}

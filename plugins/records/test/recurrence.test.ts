@@ -107,18 +107,19 @@ t.test('count, until, interval, monthly and yearly rules through the API', async
 
 t.test('expansion is bounded and open windows stop a year out', async (t) => {
   const start = Date.parse('2026-01-01T08:00:00Z')
-  const daily = occurrences({ freq: 'DAILY' }, start, start, null)
+  const daily = occurrences({ freq: 'DAILY' }, start, start, null, 10_000)
   t.equal(daily.length, 367, 'from without to: one year (366 days) ahead, inclusive')
-  const capped = occurrences({ freq: 'DAILY' }, start, start, start + 10 * 366 * 86_400_000)
-  t.equal(capped.length, 1000, 'at most 1000 occurrences per series and query')
+  const capped = occurrences({ freq: 'DAILY' }, start, start, start + 10 * 366 * 86_400_000, 1000)
+  t.equal(capped.length, 1000, 'at most `limit` occurrences')
   const far = occurrences(
     { freq: 'DAILY' },
     Date.parse('1900-01-01T08:00:00Z'),
     Date.parse('2026-06-01T00:00:00Z'),
     Date.parse('2026-06-03T00:00:00Z'),
+    10_000,
   )
   t.equal(far.length, 2, 'a series begun long ago jumps straight to the window')
-  const impossible = occurrences({ freq: 'YEARLY', bymonth: [2], bymonthday: [30] }, start, start, null)
+  const impossible = occurrences({ freq: 'YEARLY', bymonth: [2], bymonthday: [30] }, start, start, null, 10_000)
   t.same(impossible, [], 'a rule that never matches ends without hanging')
 })
 
@@ -144,4 +145,24 @@ t.test('old series, years below 100 and impossible dates are handled, never a 50
     t.equal(bad.status, 400, qs)
     t.equal(bad.body.error.code, 'INVALID_QUERY', qs)
   }
+})
+
+t.test('a list over a long range pages without materialising every occurrence, and refuses past 10,000', async (t) => {
+  const { call } = await bench(t)
+  for (let i = 0; i < 25; i++) {
+    const res = await call('POST', '/events', { title: `daily ${i}`, start_at: '2026-01-01T08:00:00Z', recurrence: { freq: 'DAILY' } })
+    t.equal(res.status, 201)
+  }
+  const year = await call('GET', '/events?from=2026-01-01&to=2026-12-31&limit=5&offset=100')
+  t.equal(year.status, 200)
+  t.equal(year.body.meta.total, 25 * 365, 'the total counts every occurrence in the range')
+  t.same(
+    year.body.data.map((e: { start_at: string }) => e.start_at),
+    Array(5).fill('2026-01-05T08:00:00.000Z'),
+    'the page is cut from the merged, ordered occurrences',
+  )
+  const tooLong = await call('GET', '/events?from=2026-01-01&to=2027-06-30&limit=5')
+  t.equal(tooLong.status, 422, '25 daily series over 18 months: 13,700 occurrences')
+  t.equal(tooLong.body.error.code, 'UNPROCESSABLE')
+  t.match(tooLong.body.error.message, /^the range \S+ to \S+ holds more than 10000 occurrences/)
 })
