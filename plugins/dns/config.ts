@@ -10,6 +10,8 @@ const url = (name: string, fallback: string) => env(name, Type.String({ default:
 export const DnsConfig = Type.Object({
   port: env('HEARTH_DNS_PORT', Type.Integer({ minimum: 0, maximum: 65535, default: 53 })),
   host: env('HEARTH_DNS_HOST', Type.String({ minLength: 1, default: '0.0.0.0' })),
+  /** UDP answers per second per source prefix (/24, /56) before rate limiting; 0 disables it. Loopback is exempt. */
+  rateLimit: env('HEARTH_DNS_RATE_LIMIT', Type.Integer({ minimum: 0, maximum: 1_000_000, default: 50 })),
   /** Name servers written into new authoritative zones; empty means ns1.<zone>. */
   nameservers: env('HEARTH_DNS_NAMESERVERS', Type.Array(Type.String({ pattern: '^[A-Za-z0-9_.-]+\\.?$' }), { default: [] })),
   cloudflareUrl: url('HEARTH_CLOUDFLARE_API_URL', 'https://api.cloudflare.com/client/v4'),

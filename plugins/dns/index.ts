@@ -41,6 +41,7 @@ export default definePlugin(
     const server = createDnsServer({
       host: config.host,
       port: config.port,
+      rateLimit: { perSecond: config.rateLimit },
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m), debug: (m) => log.debug(m) },
     })
     const ctx = createContext(api, config, server)

@@ -91,9 +91,9 @@ function covering(index: ZoneIndex, name: string): NameNode | null {
  * Sections of an authoritative answer at an existing node, or null when it
  * is plain NODATA (the caller answers that from the zone's negative tail).
  */
-export function answerSections(index: ZoneIndex, node: NameNode, qtype: number): Section | null {
+export function answerSections(index: ZoneIndex, node: NameNode, qtype: number, minimalAny = false): Section | null {
   if (qtype === QTYPE.ANY) {
-    const answers = [...node.rrsets.keys()].flatMap((t) => named(node, t))
+    const answers = anyAnswer(node, minimalAny)
     return answers.length ? { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: [] } : null
   }
   if (node.rrsets.has(qtype)) {
@@ -113,8 +113,11 @@ export function answerSections(index: ZoneIndex, node: NameNode, qtype: number):
     const target = cname.domain as string
     const next = index.node(target) ?? covering(index, target)
     const inZone = target === zone.name || target.endsWith(`.${zone.name}`)
-    if (!inZone || (next && (next.zone !== zone || next.cut))) break
-    const negative = { aa: true, answers, authorities: [zone.soa], additionals: [] }
+    if (!inZone || (next && next.zone !== zone)) break
+    // A target below a delegation: the CNAME, then the referral to it (RFC 1034 4.3.2 step 3b).
+    if (next?.cut) return { ...referralSections(index, next.cut), answers }
+    // RFC 2308 section 3: the SOA of a negative answer carries min(SOA TTL, MINIMUM), after a CNAME too.
+    const negative = { aa: true, answers, authorities: [negativeSoa(zone)], additionals: [] }
     if (!next) return { ...negative, rcode: RCODE.NXDOMAIN }
     if (next.rrsets.has(qtype)) {
       const found = named(next, qtype)
@@ -125,6 +128,21 @@ export function answerSections(index: ZoneIndex, node: NameNode, qtype: number):
     current = next
   }
   return { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: [] }
+}
+
+/** The SOA as negative answers carry it. */
+function negativeSoa(zone: NameNode['zone']): Rr {
+  return { ...zone.soa, ttl: Math.min(zone.soa.ttl, zone.soa.minimum as number) }
+}
+
+/**
+ * QTYPE ANY: every RRset, or over UDP one RRset only (RFC 8482 4.1: the lowest type present), so a
+ * 50-byte query cannot be turned into a multi-kilobyte answer aimed at a spoofed source.
+ */
+function anyAnswer(node: NameNode, minimal: boolean): Rr[] {
+  const types = [...node.rrsets.keys()].filter((t) => (node.rrsets.get(t)?.length ?? 0) > 0)
+  if (!minimal) return types.flatMap((t) => named(node, t))
+  return types.length ? named(node, Math.min(...types)) : []
 }
 
 /** Referral to a delegated child: not authoritative, NS in authority, glue. */
@@ -142,9 +160,9 @@ const POINTER_TO_QNAME = Buffer.from([0xc0, 0x0c])
  * covers. Rdata names are not compressed (the bytes must not depend on the
  * question). A CNAME at the wildcard is returned, not chased. Null = NODATA.
  */
-export function wildcardTail(index: ZoneIndex, wild: NameNode, qtype: number): WildcardTail | null {
+export function wildcardTail(index: ZoneIndex, wild: NameNode, qtype: number, minimalAny = false): WildcardTail | null {
   let answers: Rr[]
-  if (qtype === QTYPE.ANY) answers = [...wild.rrsets.keys()].flatMap((t) => named(wild, t))
+  if (qtype === QTYPE.ANY) answers = anyAnswer(wild, minimalAny)
   else if (wild.rrsets.has(qtype)) answers = named(wild, qtype)
   else answers = named(wild, QTYPE.CNAME)
   if (answers.length === 0) return null

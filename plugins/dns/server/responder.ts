@@ -15,8 +15,10 @@ import type { NameNode, ZoneIndex } from './zone-index.js'
 const OPT_LEN = 11
 /** What we advertise as our own EDNS receive size (DNS flag day 2020). */
 const OUR_UDP_SIZE = 1232
-/** Largest UDP response we send whatever the client advertises. */
-const MAX_UDP = 4096
+/** Largest UDP response we send whatever the client advertises (decisions.md; DNS flag day 2020). */
+const MAX_UDP = 1232
+/** Cache slot of the minimal (UDP) ANY answer, beside the full one kept under QTYPE.ANY for TCP. */
+const MINIMAL_ANY = -2
 const NO_TAIL = Buffer.alloc(0)
 /** qtypes worth caching at a CNAME node (any other qtype is built per query). */
 const CACHEABLE = new Set<number>(Object.values(QTYPE))
@@ -109,21 +111,31 @@ function atNode(index: ZoneIndex, msg: Buffer, node: NameNode, tcp: boolean): Bu
     // The cached referral holds the qtype of its first query: the copied question fixes it.
     return finish(msg, cached, tcp)
   }
-  const cached = node.cache.get(q.qtype)
+  const minimalAny = q.qtype === QTYPE.ANY && !tcp
+  const slot = minimalAny ? MINIMAL_ANY : q.qtype
+  const cached = node.cache.get(slot)
   if (cached) return finish(msg, cached, tcp)
-  const sections = answerSections(index, node, q.qtype)
+  const sections = answerSections(index, node, q.qtype, minimalAny)
   if (!sections) return negative(msg, node.zone, RCODE.NOERROR, tcp)
   const built = encodeResponse(node.name, q.qtype, sections)
-  if (CACHEABLE.has(q.qtype)) node.cache.set(q.qtype, built)
+  if (CACHEABLE.has(q.qtype)) node.cache.set(slot, built)
   return finish(msg, built, tcp)
 }
 
 /** A name covered by `*.<closest encloser>`: synthesised from the wildcard's cached tail. */
 function fromWildcard(index: ZoneIndex, msg: Buffer, wild: NameNode, tcp: boolean): Buffer {
-  let hit = wild.tails.get(q.qtype)
+  // A synthesised CNAME is followed like any other (RFC 4592 2.1.3): per query, the owner is the question.
+  if (wild.rrsets.has(QTYPE.CNAME) && q.qtype !== QTYPE.CNAME && q.qtype !== QTYPE.ANY) {
+    const name = qname(msg)
+    const sections = answerSections(index, { ...wild, name }, q.qtype) as NonNullable<ReturnType<typeof answerSections>>
+    return finish(msg, encodeResponse(name, q.qtype, sections), tcp)
+  }
+  const minimalAny = q.qtype === QTYPE.ANY && !tcp
+  const slot = minimalAny ? MINIMAL_ANY : q.qtype
+  let hit = wild.tails.get(slot)
   if (hit === undefined) {
-    hit = wildcardTail(index, wild, q.qtype)
-    if (CACHEABLE.has(q.qtype)) wild.tails.set(q.qtype, hit)
+    hit = wildcardTail(index, wild, q.qtype, minimalAny)
+    if (CACHEABLE.has(q.qtype)) wild.tails.set(slot, hit)
   }
   if (!hit) return negative(msg, wild.zone, RCODE.NOERROR, tcp)
   const out = assemble(msg, true, false, RCODE.NOERROR, hit.counts, hit.tail)
@@ -142,6 +154,17 @@ function lookup(index: ZoneIndex, msg: Buffer, tcp: boolean): Buffer {
     return negative(msg, encloser.zone, RCODE.NXDOMAIN, tcp)
   }
   return assemble(msg, false, false, RCODE.REFUSED, ZERO, NO_TAIL)
+}
+
+/**
+ * The header and question of a response with TC set and no records: what rate limiting sends in
+ * place of an answer, so a real client retries over TCP. Reads the question the query just parsed.
+ */
+export function truncate(response: Buffer): Buffer {
+  const out = Buffer.from(response.subarray(0, q.qEnd))
+  out[2] |= 0x02
+  out.fill(0, 6, 12)
+  return out
 }
 
 /**

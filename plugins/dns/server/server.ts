@@ -4,6 +4,8 @@ import { respond } from './responder.js'
 import type { DnsServer, DnsServerOptions, DnsServerStatus, DnsStartResult, ZoneData } from './types.js'
 import { normaliseName, type ParsedZone, parseZone } from './parsed-zone.js'
 import { ZoneIndex } from './zone-index.js'
+import { ResponseRateLimiter } from './rate-limit.js'
+import { truncate } from './responder.js'
 
 /**
  * Sockets and zone bookkeeping. dns2's UDPServer/TCPServer are not used: they
@@ -14,6 +16,9 @@ import { ZoneIndex } from './zone-index.js'
 
 const TCP_IDLE_MS = 10_000
 const TCP_MAX_CONNECTIONS = 256
+/** Answers a TCP client may leave unread before we stop reading its queries (RFC 7766 6.2.1.1). */
+const TCP_MAX_UNREAD = 64 * 1024
+const DEFAULT_RATE = 50
 const BIND_ATTEMPTS = 5
 const UDP_BUFFER_BYTES = 4 * 1024 * 1024
 
@@ -60,10 +65,13 @@ class AuthoritativeServer implements DnsServer {
   private error: string | null = null
   private queries = 0
   private dropped = 0
+  private tcpPaused = 0
+  private readonly limiter: ResponseRateLimiter
 
   constructor(private readonly opts: DnsServerOptions) {
     this.port = opts.port
     this.index = new ZoneIndex([])
+    this.limiter = new ResponseRateLimiter(opts.rateLimit ?? { perSecond: DEFAULT_RATE })
   }
 
   get status(): DnsServerStatus {
@@ -79,6 +87,8 @@ class AuthoritativeServer implements DnsServer {
       zones: this.index.zones.size,
       queries: this.queries,
       dropped: this.dropped,
+      rateLimited: this.limiter.limited,
+      tcpPaused: this.tcpPaused,
     }
   }
 
@@ -179,21 +189,30 @@ class AuthoritativeServer implements DnsServer {
       // Source port 0 cannot be answered (and is a classic reflection marker).
       if (rinfo.port === 0) return void this.dropped++
       const out = this.answer(msg, false)
-      if (out) socket.send(out, rinfo.port, rinfo.address)
+      if (!out) return
+      const verdict = this.limiter.check(rinfo.address)
+      if (verdict === 'send') socket.send(out, rinfo.port, rinfo.address)
+      else if (verdict === 'truncate') socket.send(truncate(out), rinfo.port, rinfo.address)
     })
   }
 
+  /**
+   * RFC 7766 framing and pipelining with backpressure: once a client leaves TCP_MAX_UNREAD bytes of
+   * answers unread, the rest of what it sent waits and the socket stops reading until the answers
+   * drain. Memory per connection is bounded by one read chunk plus that much output, and a client
+   * that neither reads nor sends is closed by the idle time-out.
+   */
   private serveTcp(socket: net.Socket): void {
     this.connections.add(socket)
     socket.setTimeout(TCP_IDLE_MS, () => socket.destroy())
     socket.on('error', () => socket.destroy())
     socket.on('close', () => this.connections.delete(socket))
     let pending: Buffer | null = null
-    socket.on('data', (chunk: Buffer) => {
-      const buf: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk
+    const work = (): void => {
+      const buf = pending
+      if (!buf) return
       let p = 0
-      // RFC 1035 4.2.2 / RFC 7766: each message is prefixed with its 2-byte length.
-      while (buf.length - p >= 2) {
+      while (buf.length - p >= 2 && socket.writableLength < TCP_MAX_UNREAD) {
         const len = buf.readUInt16BE(p)
         if (buf.length - p - 2 < len) break
         const out = this.answer(buf.subarray(p + 2, p + 2 + len), true)
@@ -205,6 +224,18 @@ class AuthoritativeServer implements DnsServer {
         socket.write(framed)
       }
       pending = p < buf.length ? Buffer.from(buf.subarray(p)) : null
+      if (socket.writableLength >= TCP_MAX_UNREAD && !socket.isPaused()) {
+        this.tcpPaused++
+        socket.pause()
+        socket.once('drain', () => {
+          socket.resume()
+          work()
+        })
+      }
+    }
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending ? Buffer.concat([pending, chunk]) : chunk
+      work()
     })
   }
 }

@@ -1,3 +1,4 @@
+import type { RateLimitOptions } from './rate-limit.js'
 /**
  * Public contract of the built-in authoritative DNS server (plugins/dns/server).
  * The DNS HTTP plugin drives the server only through these types and
@@ -72,6 +73,8 @@ export interface DnsServerOptions {
    */
   port: number
   log: DnsLogger
+  /** Response rate limiting of UDP answers per source prefix (see rate-limit.ts); default 50/s, loopback exempt. */
+  rateLimit?: RateLimitOptions
 }
 
 export interface DnsStartResult {
@@ -96,6 +99,10 @@ export interface DnsServerStatus {
   queries: number
   /** packets dropped as garbage since start. */
   dropped: number
+  /** UDP answers held back (dropped or truncated) by response rate limiting since start. */
+  rateLimited: number
+  /** TCP connections paused because their client does not read its answers, since start. */
+  tcpPaused: number
 }
 
 export interface DnsServer {
