@@ -53,5 +53,5 @@ export async function ddnsRoutes(app: PluginInstance, s: DnsServices) {
     },
   )
 
-  app.post('/ddns/check-now', { schema: { tags: ['dns'], response: { 200: Single(Check) } } }, async () => s.ddns.check())
+  app.post('/ddns/check-now', { schema: { tags: ['dns'], response: { 200: Single(Check) } } }, async (req) => s.ddns.checkFor(user(req)))
 }

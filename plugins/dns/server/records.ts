@@ -1,5 +1,6 @@
-import { isIPv4, isIPv6 } from 'node:net'
+import { isIPv4 } from 'node:net'
 import type { ZoneRecord } from './types.js'
+import { canonicalIPv6, splitTxt, txtText } from './rdata.js'
 
 /** Wire type codes of the types we serve (RFC 1035, 2782, 3596, 8659). */
 export const QTYPE = {
@@ -36,15 +37,6 @@ export function normaliseHost(raw: string): string | null {
   if (host.length === 0 || host.length > 253) return null
   for (const label of host.split('.')) if (!HOST_LABEL.test(label)) return null
   return host
-}
-
-/** TXT text → character-strings of at most 255 bytes each (RFC 1035 3.3.14). */
-function splitTxt(text: string): Buffer[] {
-  const bytes = Buffer.from(text, 'utf8')
-  if (bytes.length === 0) return [Buffer.alloc(0)]
-  const parts: Buffer[] = []
-  for (let i = 0; i < bytes.length; i += 255) parts.push(bytes.subarray(i, i + 255))
-  return parts
 }
 
 function u16(raw: string | number | null | undefined): number | null {
@@ -90,8 +82,10 @@ export function toWireRecord(record: ZoneRecord, serial: number): WireRecord {
       if (!isIPv4(content)) throw new Error('not an IPv4 address')
       return { class: 1, ttl, type: QTYPE.A, address: content }
     case 'AAAA':
-      if (!isIPv6(content) || content.includes('.')) throw new Error('not an IPv6 address')
-      return { class: 1, ttl, type: QTYPE.AAAA, address: content }
+      // dns2 encodes the hexadecimal form only: ::ffff:1.2.3.4 goes out as ::ffff:102:304.
+      const address = canonicalIPv6(content)
+      if (!address) throw new Error('not an IPv6 address')
+      return { class: 1, ttl, type: QTYPE.AAAA, address }
     case 'CNAME':
     case 'NS': {
       const host = normaliseHost(content)
@@ -117,10 +111,13 @@ export function toWireRecord(record: ZoneRecord, serial: number): WireRecord {
       if (!match || Number(match[1]) > 255) throw new Error("needs 'flags tag value'")
       return { class: 1, ttl, type: QTYPE.CAA, flags: Number(match[1]), tag: match[2].toLowerCase(), value: unquote(match[3]) }
     }
-    case 'TXT':
+    case 'TXT': {
+      const text = txtText(record.content)
+      if (text === null) throw new Error('the quoted strings do not spell UTF-8 text')
       // RDLENGTH is 16 bits: one length byte per 255 bytes of text must fit too.
-      if (Buffer.byteLength(record.content) > 65_000) throw new Error('TXT longer than 65,000 bytes')
-      return { class: 1, ttl, type: QTYPE.TXT, data: splitTxt(record.content) }
+      if (Buffer.byteLength(text) > 65_000) throw new Error('TXT longer than 65,000 bytes')
+      return { class: 1, ttl, type: QTYPE.TXT, data: splitTxt(text) }
+    }
     case 'SOA': {
       const soa = parseSoa(content)
       if (!soa) throw new Error("needs 'mname rname refresh retry expire minimum'")

@@ -14,7 +14,8 @@ import type { ZoneService } from './zones.js'
  * and check-now; when it changes, every DDNS-marked A (IPv4) or AAAA (IPv6)
  * record of every DDNS-enabled zone is rewritten, here or at the provider.
  * Each check is kept 30 days (ip-type); each change is logged with the zones
- * it updated.
+ * it updated or failed to update. The IP is the instance's; the zones are their
+ * owners': every answer shows a user only their own zones and their errors.
  */
 export const WINDOW_DAYS = 30
 
@@ -23,6 +24,18 @@ export interface ZoneUpdate {
   user_id: string
   zone: string
   records: string[]
+  /** Why this zone's records could not be rewritten. */
+  error?: string
+}
+
+interface InstanceCheck {
+  checked_at: string
+  ip: string | null
+  previous_ip: string | null
+  changed: boolean
+  zones: ZoneUpdate[]
+  /** Why the public IP could not be learned: an instance fact, no zone in it. */
+  error: string | null
 }
 
 export interface CheckResult {
@@ -30,8 +43,18 @@ export interface CheckResult {
   ip: string | null
   previous_ip: string | null
   changed: boolean
-  zones_updated: Array<Omit<ZoneUpdate, 'user_id'>>
+  zones_updated: Array<Omit<ZoneUpdate, 'user_id' | 'error'>>
   error: string | null
+}
+
+/** What one user may see of the zones a check or a change touched: their own, and their own errors. */
+function scoped(zones: ZoneUpdate[], userId: string, instanceError: string | null) {
+  const mine = zones.filter((z) => z.user_id === userId)
+  const errors = mine.filter((z) => z.error).map((z) => `${z.zone}: ${z.error}`)
+  return {
+    zones_updated: mine.filter((z) => !z.error).map((z) => ({ zone_id: z.zone_id, zone: z.zone, records: z.records })),
+    error: instanceError ?? (errors.length ? errors.join('; ') : null),
+  }
 }
 
 export function ddnsService(ctx: DnsContext, zones: ZoneService) {
@@ -63,7 +86,7 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
     return written.map((r) => r.id)
   }
 
-  const runCheck = async (): Promise<CheckResult> => {
+  const runCheck = async (): Promise<InstanceCheck> => {
     const checked_at = ctx.iso()
     const previous = ctx.ddns.lastGood()?.ip ?? null
     ctx.ddns.prune(ctx.iso(ctx.api.now() - WINDOW_DAYS * 86400_000))
@@ -73,36 +96,36 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
     } catch (err) {
       const error = (err as Error).message
       ctx.ddns.addCheck({ checked_at, ip: null, error })
-      return { checked_at, ip: null, previous_ip: previous, changed: false, zones_updated: [], error }
+      return { checked_at, ip: null, previous_ip: previous, changed: false, zones: [], error }
     }
     ctx.ddns.addCheck({ checked_at, ip, error: null })
-    if (ip === previous) return { checked_at, ip, previous_ip: previous, changed: false, zones_updated: [], error: null }
-    const updates: ZoneUpdate[] = []
-    const failures: string[] = []
+    if (ip === previous) return { checked_at, ip, previous_ip: previous, changed: false, zones: [], error: null }
+    const zones: ZoneUpdate[] = []
     for (const zone of ctx.zones.ddnsZones()) {
+      const entry = { zone_id: zone.id, user_id: zone.user_id, zone: zone.zone }
       try {
         const records = await updateZone(zone, ip)
-        if (records.length) updates.push({ zone_id: zone.id, user_id: zone.user_id, zone: zone.zone, records })
+        if (records.length) zones.push({ ...entry, records })
       } catch (err) {
-        failures.push(`${zone.zone}: ${(err as Error).message}`)
+        zones.push({ ...entry, records: [], error: (err as Error).message })
       }
     }
-    const error = failures.length ? failures.join('; ') : null
     ctx.ddns.addLog({
       id: randomUUID(),
       previous_ip: previous,
       new_ip: ip,
       detected_at: checked_at,
-      zones_updated: JSON.stringify(updates),
-      error,
+      zones_updated: JSON.stringify(zones),
+      error: null,
     })
-    if (error) ctx.api.log.warn({ error }, 'ddns: some records could not be updated')
-    return { checked_at, ip, previous_ip: previous, changed: true, zones_updated: updates.map(({ user_id: _u, ...z }) => z), error }
+    const failed = zones.filter((z) => z.error).length
+    if (failed) ctx.api.log.warn({ zones: failed }, 'ddns: some zones could not be updated')
+    return { checked_at, ip, previous_ip: previous, changed: true, zones, error: null }
   }
 
   // The cron job and check-now share one check in flight: never two writers of the same change.
-  let inFlight: Promise<CheckResult> | null = null
-  const check = (): Promise<CheckResult> => {
+  let inFlight: Promise<InstanceCheck> | null = null
+  const check = (): Promise<InstanceCheck> => {
     inFlight ??= runCheck().finally(() => {
       inFlight = null
     })
@@ -111,6 +134,11 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
 
   return {
     check,
+    /** Check now (the IP is instance-wide, any user may ask); the answer shows only the caller's zones. */
+    async checkFor(userId: string): Promise<CheckResult> {
+      const { zones, error, ...result } = await check()
+      return { ...result, ...scoped(zones, userId, error) }
+    },
     attach(scheduled: ScheduledJob) {
       job = scheduled
     },
@@ -132,8 +160,8 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
         previous_ip: e.previous_ip,
         new_ip: e.new_ip,
         detected_at: e.detected_at,
-        zones_updated: (JSON.parse(e.zones_updated) as ZoneUpdate[]).filter((z) => z.user_id === userId).map(({ user_id: _u, ...z }) => z),
-        error: e.error,
+        // Entries written before errors were kept per zone hold other users' zone names in `error`: never shown.
+        ...scoped(JSON.parse(e.zones_updated) as ZoneUpdate[], userId, null),
       }))
     },
     /** static: a day or more of checks in the window and no change; dynamic: a change; unknown: too little history. */

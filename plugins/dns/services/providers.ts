@@ -44,3 +44,31 @@ export async function viaProvider<T>(call: () => Promise<T>): Promise<T> {
     throw toHttpError(err)
   }
 }
+
+/** The tail of each zone's queue of provider writes. */
+const queues = new Map<string, Promise<unknown>>()
+
+/** Runs `write` after every earlier write queued under `key` has settled. */
+function queued<T>(key: string, write: () => Promise<T>): Promise<T> {
+  const run = (queues.get(key) ?? Promise.resolve()).then(write, write)
+  const tail = run.catch(() => undefined)
+  queues.set(key, tail)
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key)
+  })
+  return run
+}
+
+/**
+ * The driver with its record writes to one zone run one at a time. Namecheap's setHosts replaces the
+ * whole host set, so two writes that both read it first (two users' edits, DDNS racing an edit) would
+ * each drop the other's record; the other providers do not need it and lose nothing by it.
+ */
+export function serialisedWrites(driver: DnsProviderDriver, key: string): DnsProviderDriver {
+  return {
+    ...driver,
+    createRecord: (zone, record) => queued(key, () => driver.createRecord(zone, record)),
+    updateRecord: (zone, id, record) => queued(key, () => driver.updateRecord(zone, id, record)),
+    deleteRecord: (zone, id) => queued(key, () => driver.deleteRecord(zone, id)),
+  }
+}

@@ -11,7 +11,8 @@ import type { ZoneService } from './zones.js'
 
 /**
  * Records of both kinds of zone. Authoritative: stored here, serial bumped,
- * zone pushed to the server in the same step. Proxy: written at the provider
+ * zone pushed to the server in the same step; the TTL written last becomes the
+ * TTL of the whole RRset (RFC 2181 5.2: an RRset is never served with mixed TTLs). Proxy: written at the provider
  * first (its id becomes ours), then mirrored locally for counts and DDNS.
  */
 
@@ -57,7 +58,9 @@ export function checkConflicts(
       constraint: 'cname_exclusive',
     })
   }
-  if (same.some((r) => r.type === rec.type && r.content.toLowerCase() === rec.content.toLowerCase())) {
+  // TXT data is case-sensitive (RFC 1035 3.3.14); host names and the rest are not.
+  const equal = (a: string, b: string) => (rec.type === 'TXT' ? a === b : a.toLowerCase() === b.toLowerCase())
+  if (same.some((r) => r.type === rec.type && equal(r.content, rec.content))) {
     throw new HttpError('CONFLICT', `The zone already has this ${rec.type} record for ${rec.name}`)
   }
 }
@@ -94,7 +97,10 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
       for (const r of recs)
         rows.push({ ...r, id: randomUUID(), zone_id: zone.id, user_id: userId, proxied: 0, ddns: 0, created_at: at, updated_at: at })
       ctx.transaction(() => {
-        for (const row of rows) ctx.records.insert(row)
+        for (const row of rows) {
+          ctx.records.insert(row)
+          ctx.records.setRrsetTtl(zone.id, row.name, row.type, row.ttl)
+        }
         bumpSerial(ctx, zone)
       })
       publish(ctx, zone)
@@ -126,7 +132,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
 
     async create(userId: string, zoneId: string, body: RecordBody): Promise<RecordView> {
       const zone = zones.find(userId, zoneId)
-      const rec = validateRecord(body, zone.zone)
+      const rec = validateRecord(body, zone.zone, '', zone.mode === 'authoritative')
       admit(zone, rec)
       checkConflicts(ctx.records.list(zone.id), rec)
       return (await insertAll(userId, zone, [rec]))[0] as RecordView
@@ -135,7 +141,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
     async update(userId: string, zoneId: string, recordId: string, body: RecordBody): Promise<RecordView> {
       const zone = zones.find(userId, zoneId)
       const old = existing(zone, recordId)
-      const rec = validateRecord(body, zone.zone)
+      const rec = validateRecord(body, zone.zone, '', zone.mode === 'authoritative')
       admit(zone, rec)
       checkConflicts(ctx.records.list(zone.id), rec, recordId)
       // A record that stops being A/AAAA can no longer follow the IP.
@@ -148,6 +154,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
       }
       ctx.transaction(() => {
         ctx.records.update(row, newId)
+        if (zone.mode === 'authoritative') ctx.records.setRrsetTtl(zone.id, row.name, row.type, row.ttl)
         bumpSerial(ctx, zone)
       })
       publish(ctx, zone)
@@ -178,7 +185,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
     /** Validates every substituted record first, then writes them all (or none). */
     async insertValidated(userId: string, zoneId: string, bodies: RecordBody[]): Promise<RecordView[]> {
       const zone = zones.find(userId, zoneId)
-      const recs = bodies.map((b, i) => validateRecord(b, zone.zone, `records[${i}].`))
+      const recs = bodies.map((b, i) => validateRecord(b, zone.zone, `records[${i}].`, zone.mode === 'authoritative'))
       const seen: Array<Pick<RecordRow, 'id' | 'type' | 'name' | 'content'>> = ctx.records.list(zone.id)
       recs.forEach((rec, i) => {
         admit(zone, rec)

@@ -2,6 +2,8 @@ import { isIPv4, isIPv6 } from 'node:net'
 import { parseCaa, parseSrv, stripDot } from '../../../drivers/dns-providers/names.js'
 import { HttpError } from '../../../core/plugin-api.js'
 import type { RecordInput, RecordType } from '../../../drivers/dns-providers/driver.js'
+import { toWireRecord } from '../server/records.js'
+import { canonicalIPv6, txtText } from '../server/rdata.js'
 
 /**
  * The record validation table of the spec, one rule per type, plus zone and
@@ -57,8 +59,12 @@ export type ValidRecord = RecordInput
 
 export const DEFAULT_TTL = 3600
 
-/** Applies the table; `prefix` names the body path in errors ('records[2].' for templates). */
-export function validateRecord(body: RecordBody, zone: string, prefix = ''): ValidRecord {
+/**
+ * Applies the table; `prefix` names the body path in errors ('records[2].' for templates). For the
+ * built-in server (`served`), content is brought to the form it serves (TXT text, RFC 5952 IPv6) and
+ * must pass the server's own conversion: what the API accepts, the server answers.
+ */
+export function validateRecord(body: RecordBody, zone: string, prefix = '', served = false): ValidRecord {
   const field = (f: string) => `${prefix}${f}`
   const fail = (f: string, constraint: string, message: string) => invalid(field(f), constraint, message)
   const name = normalizeRecordName(body.name, zone, field('name'))
@@ -78,7 +84,7 @@ export function validateRecord(body: RecordBody, zone: string, prefix = ''): Val
       break
     case 'AAAA':
       if (!isIPv6(content)) throw fail('content', 'ipv6', 'AAAA content must be an IPv6 address')
-      content = content.toLowerCase()
+      content = served ? (canonicalIPv6(content) as string) : content.toLowerCase()
       break
     case 'CNAME':
     case 'NS':
@@ -98,9 +104,19 @@ export function validateRecord(body: RecordBody, zone: string, prefix = ''): Val
       content = `${caa.flags} ${caa.tag} "${caa.value}"`
       break
     }
-    case 'TXT':
-      content = body.content
+    case 'TXT': {
+      const text = served ? txtText(body.content) : body.content
+      if (text === null) throw fail('content', 'txt_format', 'TXT quoted strings must spell UTF-8 text')
+      content = text
       break
+    }
+  }
+  if (served) {
+    try {
+      toWireRecord({ name: zone, type: body.type, ttl, content, priority }, 0)
+    } catch (err) {
+      throw fail('content', 'encodable', `${body.type} content cannot be served: ${(err as Error).message}`)
+    }
   }
   return { type: body.type, name, content, ttl, priority, proxied: body.proxied ?? false }
 }

@@ -7,7 +7,7 @@ import type { ZoneRow, ZoneWithCount } from '../store/zones.js'
 import type { AccountService } from './accounts.js'
 import type { DnsContext } from './context.js'
 import { firewall } from './firewall.js'
-import { driverFor, viaProvider } from './providers.js'
+import { driverFor, serialisedWrites, viaProvider } from './providers.js'
 import { mirrorRows } from './records.js'
 import { invalid, normalizeZoneName } from './validate.js'
 import { nextSerial, publish, soaContent } from './zone-data.js'
@@ -63,7 +63,8 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
   const providerOf = (zone: ZoneRow) => {
     const account = ctx.accounts.get(zone.user_id, zone.provider_account_id as string)
     if (!account) throw new HttpError('UNPROCESSABLE', 'The provider account of this zone no longer exists')
-    return { driver: driverFor(ctx, account), pz: { id: zone.provider_zone_id ?? zone.zone, name: zone.zone } as ProviderZone }
+    const pz = { id: zone.provider_zone_id ?? zone.zone, name: zone.zone } as ProviderZone
+    return { driver: serialisedWrites(driverFor(ctx, account), `${account.id}/${zone.zone}`), pz }
   }
 
   /** A new zone row; the serial only matters to authoritative zones. */
@@ -82,10 +83,24 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
     }
   }
 
+  /**
+   * decisions.md: no zone may be the parent or child of another user's zone. The server answers from
+   * the most specific zone, so a child would let its owner serve the parent's names (its glue, its
+   * mail) and a parent would catch every name the child's owner does not hold.
+   */
+  const refuseTakeover = (name: string, userId: string): void => {
+    for (let suffix = name.slice(name.indexOf('.') + 1); suffix.includes('.'); suffix = suffix.slice(suffix.indexOf('.') + 1)) {
+      const parent = ctx.zones.byName(suffix)
+      if (parent && parent.user_id !== userId) throw new HttpError('CONFLICT', `${name} lies inside a zone another user serves`)
+    }
+    if (ctx.zones.foreignChild(name, userId)) throw new HttpError('CONFLICT', `${name} contains a zone another user serves`)
+  }
+
   /** Inserts the zone and its first records in one transaction; a name taken meanwhile → 409. */
   const insertZone = (row: ReturnType<typeof newRow>, fill: () => void): ZoneRow => {
     ctx.transaction(() => {
       if (ctx.zones.byName(row.zone)) throw new HttpError('CONFLICT', `Zone ${row.zone} already exists`)
+      refuseTakeover(row.zone, row.user_id)
       ctx.zones.insert(row)
       fill()
     })
@@ -149,6 +164,7 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
       if (body.mode === 'authoritative' && body.provider_account_id)
         throw invalid('provider_account_id', 'not_allowed', 'authoritative zones take no provider account')
       if (ctx.zones.byName(name)) throw new HttpError('CONFLICT', `Zone ${name} already exists`)
+      refuseTakeover(name, userId)
       const row =
         body.mode === 'authoritative'
           ? createAuthoritative(userId, name)

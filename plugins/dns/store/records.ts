@@ -27,6 +27,7 @@ export function recordStore(db: Database.Database) {
     update: db.prepare(`UPDATE dns_records SET id = @new_id, type = @type, name = @name, content = @content, ttl = @ttl,
       priority = @priority, proxied = @proxied, ddns = @ddns, updated_at = @updated_at WHERE zone_id = @zone_id AND id = @id`),
     remove: db.prepare('DELETE FROM dns_records WHERE zone_id = ? AND id = ?'),
+    rrsetTtl: db.prepare('UPDATE dns_records SET ttl = ? WHERE zone_id = ? AND name = ? AND type = ? AND ttl != ?'),
     clear: db.prepare('DELETE FROM dns_records WHERE zone_id = ?'),
     clearDdns: db.prepare('UPDATE dns_records SET ddns = 0 WHERE zone_id = ?'),
     markDdns: db.prepare('UPDATE dns_records SET ddns = 1 WHERE zone_id = ? AND id = ?'),
@@ -39,6 +40,8 @@ export function recordStore(db: Database.Database) {
     /** Replaces the record's fields; `newId` differs only when the provider renumbered it. */
     update: (row: RecordRow, newId = row.id) => s.update.run({ ...row, new_id: newId }),
     remove: (zoneId: string, id: string) => s.remove.run(zoneId, id).changes > 0,
+    /** RFC 2181 5.2: one TTL per RRset; gives every record of the name and type this TTL. */
+    setRrsetTtl: (zoneId: string, name: string, type: string, ttl: number) => s.rrsetTtl.run(ttl, zoneId, name, type, ttl).changes,
     ddnsRecords: (zoneId: string) => s.ddns.all(zoneId) as RecordRow[],
     setDdns: db.transaction((zoneId: string, ids: string[]) => {
       s.clearDdns.run(zoneId)

@@ -29,6 +29,7 @@ export function zoneStore(db: Database.Database) {
     get: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? AND z.id = ?`),
     list: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? ORDER BY z.zone`),
     byName: db.prepare('SELECT * FROM dns_zones WHERE zone = ?'),
+    foreignBelow: db.prepare(`SELECT zone FROM dns_zones WHERE zone LIKE ? ESCAPE '\\' AND user_id != ? LIMIT 1`),
     remove: db.prepare('DELETE FROM dns_zones WHERE user_id = ? AND id = ?'),
     serial: db.prepare('UPDATE dns_zones SET serial = ?, updated_at = ? WHERE id = ?'),
     ddns: db.prepare('UPDATE dns_zones SET ddns_enabled = ?, updated_at = ? WHERE id = ?'),
@@ -44,6 +45,9 @@ export function zoneStore(db: Database.Database) {
     get: (userId: string, id: string) => s.get.get(userId, id) as ZoneWithCount | undefined,
     list: (userId: string) => s.list.all(userId) as ZoneWithCount[],
     byName: (zone: string) => s.byName.get(zone) as ZoneRow | undefined,
+    /** Another user's zone inside `zone` (a child), if any. */
+    foreignChild: (zone: string, userId: string) =>
+      (s.foreignBelow.get(`%.${zone.replace(/[\\%_]/g, (c) => `\\${c}`)}`, userId) as { zone: string } | undefined)?.zone ?? null,
     remove: (userId: string, id: string) => s.remove.run(userId, id).changes > 0,
     setSerial: (id: string, serial: number, at: string) => s.serial.run(serial, at, id),
     setDdns: (id: string, enabled: boolean, at: string) => s.ddns.run(enabled ? 1 : 0, at, id),
