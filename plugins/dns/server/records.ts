@@ -81,11 +81,12 @@ export function toWireRecord(record: ZoneRecord, serial: number): WireRecord {
     case 'A':
       if (!isIPv4(content)) throw new Error('not an IPv4 address')
       return { class: 1, ttl, type: QTYPE.A, address: content }
-    case 'AAAA':
+    case 'AAAA': {
       // dns2 encodes the hexadecimal form only: ::ffff:1.2.3.4 goes out as ::ffff:102:304.
       const address = canonicalIPv6(content)
       if (!address) throw new Error('not an IPv6 address')
       return { class: 1, ttl, type: QTYPE.AAAA, address }
+    }
     case 'CNAME':
     case 'NS': {
       const host = normaliseHost(content)
