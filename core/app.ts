@@ -117,6 +117,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
         tokens: services.tokens,
         version: VERSION,
         throttled: (name) => throttle(services.publicLimiter, name),
+        events: services.events,
       })
     },
     { prefix: '/api/v1' },

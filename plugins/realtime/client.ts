@@ -3,6 +3,9 @@ import type { AuthContext, HearthEvent } from '../../core/plugin-api.js'
 import { eventMatches as matches } from '../../core/plugin-api.js'
 import { parseClientMessage } from './messages.js'
 
+/** Events of the records (notes, contacts, calendar): all a sync key may see. */
+const RECORD_EVENT = /^(note|contact|event)\./
+
 /** How one connection is closed when it misbehaves; the hub removes it. */
 export type DropReason = 'buffer overflow' | 'heartbeat timeout'
 
@@ -19,7 +22,8 @@ export class RealtimeClient {
 
   constructor(
     readonly socket: WebSocket,
-    readonly auth: Pick<AuthContext, 'userId' | 'role'>,
+    /** Replaced by the hub when a re-check finds the role or scope changed. */
+    public auth: Pick<AuthContext, 'userId' | 'role' | 'scope'>,
     private readonly maxBufferBytes: number,
     private readonly drop: (client: RealtimeClient, reason: DropReason) => void,
   ) {
@@ -29,10 +33,14 @@ export class RealtimeClient {
     socket.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()))
   }
 
-  /** Own events only; system-wide events (no userId, e.g. driver swaps) go to admins and owners. */
+  /**
+   * Own events only; system-wide events (no userId, e.g. driver swaps) go to admins and owners; a
+   * key sees what its scope reads over REST (decisions.md: sync keys reach records only).
+   */
   wants(event: HearthEvent): boolean {
     const mine = event.userId === null ? this.auth.role === 'owner' || this.auth.role === 'admin' : event.userId === this.auth.userId
-    return mine && this.patterns.some((p) => matches(p, event.type))
+    if (!mine || (this.auth.scope === 'sync' && !RECORD_EVENT.test(event.type))) return false
+    return this.patterns.some((p) => matches(p, event.type))
   }
 
   send(text: string, bytes: number): void {

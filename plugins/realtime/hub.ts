@@ -14,7 +14,7 @@ export interface HubOptions {
   maxBufferBytes: number
   pingIntervalMs: number
   /** Resolves credentials to their user, throwing when they no longer hold (expired, revoked, user disabled). */
-  reauthenticate?: (credentials: Credentials) => Promise<{ userId: string | null }>
+  reauthenticate?: (credentials: Credentials) => Promise<Pick<AuthContext, 'userId' | 'role' | 'scope'>>
 }
 
 /** Close code for a connection whose token stopped being valid: reconnect with a fresh token. */
@@ -48,15 +48,28 @@ export function createHub(opts: HubOptions) {
   })
 
   // A token checked once at the upgrade must not keep a socket open after it expires or is revoked.
+  // The role and scope that decide which events a client sees are the ones its credentials carry now.
   const recheck = async (client: RealtimeClient, credentials: Credentials) => {
     const still = await opts.reauthenticate?.(credentials).catch(() => null)
-    if (still?.userId === client.auth.userId || !clients.has(client)) return
+    if (!clients.has(client)) return
+    if (still && still.userId === client.auth.userId) {
+      client.auth = { userId: still.userId, role: still.role, scope: still.scope }
+      return
+    }
     clients.delete(client)
     opts.log.info({ userId: client.auth.userId }, 'realtime client closed: authentication no longer valid')
     client.socket.close(AUTH_EXPIRED, 'authentication expired')
   }
 
   const credentials = new WeakMap<RealtimeClient, Credentials>()
+  // A role change, a disabled user or a revoked key takes effect at once, not at the next ping.
+  const recheckUser = (event: HearthEvent) => {
+    for (const client of clients) {
+      const given = credentials.get(client)
+      if (client.auth.userId === event.userId && given) void recheck(client, given)
+    }
+  }
+  const unsubscribeAccount = [opts.events.on('user.updated', recheckUser), opts.events.on('api_key.revoked', recheckUser)]
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       client.heartbeat()
@@ -67,8 +80,8 @@ export function createHub(opts: HubOptions) {
   heartbeat.unref()
 
   return {
-    attach(socket: WebSocket, auth: Pick<AuthContext, 'userId' | 'role'>, given: Credentials = {}): RealtimeClient {
-      const client = new RealtimeClient(socket, auth, opts.maxBufferBytes, drop)
+    attach(socket: WebSocket, auth: Pick<AuthContext, 'userId' | 'role' | 'scope'>, given: Credentials = {}): RealtimeClient {
+      const client = new RealtimeClient(socket, { userId: auth.userId, role: auth.role, scope: auth.scope }, opts.maxBufferBytes, drop)
       clients.add(client)
       credentials.set(client, { authorization: given.authorization, 'x-svc-user-id': given['x-svc-user-id'] })
       socket.on('close', () => clients.delete(client))
@@ -81,6 +94,7 @@ export function createHub(opts: HubOptions) {
     /** Says goodbye (1001) to every client, then cuts the ones that do not answer within `graceMs`. */
     async close(graceMs = 500): Promise<void> {
       unsubscribe()
+      for (const off of unsubscribeAccount) off()
       clearInterval(heartbeat)
       const open = [...clients]
       clients.clear()

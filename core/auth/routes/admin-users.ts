@@ -4,7 +4,7 @@ import { everything, IdParams, ListOf, Single } from '../../schemas.js'
 import { Invitation, InviteBody, User, UserPatch } from '../schemas.js'
 import type { AuthRoutesOptions } from './index.js'
 
-export async function adminUserRoutes(app: PluginInstance, { users, service, tokens }: AuthRoutesOptions) {
+export async function adminUserRoutes(app: PluginInstance, { users, service, tokens, events }: AuthRoutesOptions) {
   const admin = { role: 'admin', scope: 'admin' } as const
 
   app.get('/admin/users', { config: { ...admin, envelope: 'list' }, schema: { response: { 200: ListOf(User) } } }, async () =>
@@ -25,6 +25,8 @@ export async function adminUserRoutes(app: PluginInstance, { users, service, tok
       if (losesOwner && users.activeOwners() <= 1) throw new HttpError('UNPROCESSABLE', 'The last owner cannot be demoted or disabled')
       const updated = users.update(target.id, patch)
       if (patch.disabled) tokens.revokeAllForUser(target.id)
+      // Live connections (the realtime hub) re-check what this user may see at once.
+      events.emit('user.updated', { userId: target.id, id: target.id, data: users.toPublic(updated) })
       return users.toPublic(updated)
     },
   )

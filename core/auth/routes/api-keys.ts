@@ -5,7 +5,7 @@ import { publicKey } from '../api-keys.js'
 import { ApiKey, CreatedApiKey, CreateKeyBody, KeyListQuery } from '../schemas.js'
 import type { AuthRoutesOptions } from './index.js'
 
-export async function apiKeyRoutes(app: PluginInstance, { apiKeys, users }: AuthRoutesOptions) {
+export async function apiKeyRoutes(app: PluginInstance, { apiKeys, users, events }: AuthRoutesOptions) {
   const admin = { role: 'admin', scope: 'admin' } as const
 
   app.post(
@@ -30,7 +30,10 @@ export async function apiKeyRoutes(app: PluginInstance, { apiKeys, users }: Auth
 
   app.delete('/admin/api-keys/:id', { config: admin, schema: { params: IdParams, response: { 200: Single(ApiKey) } } }, async (req) => {
     if (!apiKeys.revoke(req.params.id)) throw new HttpError('NOT_FOUND', 'API key not found')
-    return publicKey(apiKeys.get(req.params.id) as NonNullable<ReturnType<typeof apiKeys.get>>)
+    const row = apiKeys.get(req.params.id) as NonNullable<ReturnType<typeof apiKeys.get>>
+    // Live connections made with this key close at once, not at the next re-check.
+    events.emit('api_key.revoked', { userId: row.user_id, id: row.id, data: publicKey(row) })
+    return publicKey(row)
   })
 
   app.get('/api-keys/mine', { config: { envelope: 'list' }, schema: { response: { 200: ListOf(ApiKey) } } }, async (req) =>

@@ -9,6 +9,8 @@ import { apiKeyRoutes } from './api-keys.js'
 import { recoveryRoutes } from './recovery.js'
 import { sessionRoutes } from './session.js'
 
+import type { EventBus } from '../../events.js'
+
 export interface AuthRoutesOptions {
   service: AuthService
   users: Users
@@ -16,6 +18,7 @@ export interface AuthRoutesOptions {
   tokens: Tokens
   version: string
   throttled: (name: string) => onRequestAsyncHookHandler
+  events: EventBus
 }
 
 export async function authRoutes(app: PluginInstance, opts: AuthRoutesOptions) {
