@@ -14,7 +14,7 @@ import { registerOpenApi } from './openapi.js'
 import { PLUGIN_API_VERSION, type HearthApi, type HearthPlugin, type PluginInstance } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
 import { healthRoutes } from './routes/health.js'
-import { ensureSecrets } from './secrets.js'
+import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
 import { compileCheck, installValidators } from './validation.js'
 
@@ -41,7 +41,10 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
 
 /** The one composition root: used by main.ts and by every test. */
 export async function buildApp(options: BuildOptions = {}): Promise<FastifyInstance> {
-  const sources = ensureSecrets(collectSources(options.env ?? process.env))
+  // Validated before anything is written: a bad setting stops the start with no data folder created.
+  const given = collectSources(options.env ?? process.env)
+  loadCoreConfig(withSecretPlaceholders(given))
+  const sources = ensureSecrets(given)
   const config = loadCoreConfig(sources)
   const startedAt = Date.now()
 

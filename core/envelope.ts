@@ -1,3 +1,4 @@
+import { drainBody } from './drain.js'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { HttpError } from './errors.js'
@@ -73,12 +74,14 @@ export function errorBody(e: HttpError): ErrorPayload {
 
 /** The one error handler and the 404 handler, both in the envelope. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
+  app.setErrorHandler(async (err: FastifyError, request, reply) => {
     const e = toHttpError(err)
     if (e.statusCode >= 500) request.log.error({ err, reqId: request.id }, 'request failed')
     else request.log.debug({ code: e.code, reqId: request.id }, e.message)
     if (e.headers) reply.headers(e.headers)
-    reply.code(e.statusCode).type('application/json').send(errorBody(e))
+    // An answer given before the body was read (413, 401...) waits for the body, so the client reads it.
+    await drainBody(request.raw)
+    return reply.code(e.statusCode).type('application/json').send(errorBody(e))
   })
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody(new HttpError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)))

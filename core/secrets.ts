@@ -9,6 +9,13 @@ const generated: Record<string, () => string> = {
   HEARTH_ENCRYPTION_KEY: () => randomBytes(32).toString('hex'),
 }
 
+/** The sources with a stand-in for each secret not yet generated: for validating before writing anything. */
+export function withSecretPlaceholders(sources: ConfigSources): ConfigSources {
+  const out = { ...sources }
+  for (const [key, make] of Object.entries(generated)) out[key] ??= make()
+  return out
+}
+
 /**
  * Creates the data folder and writes any missing secret into <data>/hearth.env
  * (mode 0600), so restarts keep tokens, sessions and encrypted credentials valid.

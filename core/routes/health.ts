@@ -18,7 +18,11 @@ const Health = Type.Object({
 /** The components every appliance UI expects to see, whether or not a plugin provides them. */
 const STANDARD = ['database', 'dns', 'proxy', 'storage']
 
-async function check(fn: () => HealthReport | Promise<HealthReport>): Promise<HealthReport> {
+async function check(
+  name: string,
+  fn: () => HealthReport | Promise<HealthReport>,
+  log: { error(obj: object, msg: string): void },
+): Promise<HealthReport> {
   try {
     return await Promise.race([
       fn(),
@@ -27,7 +31,9 @@ async function check(fn: () => HealthReport | Promise<HealthReport>): Promise<He
       ),
     ])
   } catch (err) {
-    return { status: 'unavailable', message: (err as Error).message }
+    // /health is public: the exception (paths, SQL, hosts) goes to the log, the answer says only that it failed.
+    log.error({ err, component: name }, 'health check failed')
+    return { status: 'unavailable', message: 'health check failed (see the daemon log)' }
   }
 }
 
@@ -44,10 +50,11 @@ export async function healthRoutes(
         services.db.prepare('SELECT 1').get()
         components.database = { status: 'ok' }
       } catch (err) {
-        components.database = { status: 'unavailable', message: (err as Error).message }
+        app.log.error({ err }, 'health: database check failed')
+        components.database = { status: 'unavailable', message: 'database unavailable (see the daemon log)' }
       }
       for (const name of STANDARD.slice(1)) components[name] = { status: 'disabled', message: 'no plugin provides this component' }
-      const checks = [...services.health].map(async ([name, fn]) => [name, await check(fn)] as const)
+      const checks = [...services.health].map(async ([name, fn]) => [name, await check(name, fn, app.log)] as const)
       for (const [name, report] of await Promise.all(checks)) components[name] = report
       const healthy = Object.values(components).every((c) => c.status === 'ok' || c.status === 'disabled')
       if (components.database?.status !== 'ok') reply.code(503)

@@ -126,3 +126,17 @@ t.test('error catalogue, docs/api.md and the spec table stay in step', async (t)
   ]
   for (const code of spec) t.ok(code in errorCatalogue, `${code} of the spec is in the catalogue`)
 })
+
+t.test('/health never shows a failing check’s exception text', async (t) => {
+  const { definePlugin } = await import('../../core/plugin-api.js')
+  const leaky = definePlugin({ name: 'leaky', version: '1.0.0', apiVersion: '^1.0.0' }, async (_app, api) => {
+    api.health.register('proxy', () => {
+      throw new Error('connect ECONNREFUSED /var/lib/hearth/secret.sock password=hunter2')
+    })
+  })
+  const app = await build(t, { plugins: [leaky] })
+  const res = await app.inject({ method: 'GET', url: '/api/v1/health' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.json().data.components.proxy.status, 'unavailable')
+  t.notMatch(res.body, /ECONNREFUSED|secret\.sock|hunter2/, 'the exception stays in the log')
+})

@@ -113,8 +113,10 @@ t.test('SIGTERM while a write is in flight: the write completes and is on disk',
 t.test('a bad configuration value stops the start with one clear line', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const proc = start({ HEARTH_DATA_DIR: dataDir, HEARTH_PORT: '99999' })
+  const fresh = join(dataDir, 'never-created')
+  const proc = start({ HEARTH_DATA_DIR: fresh, HEARTH_PORT: '99999' })
   const code = await proc.exited
   t.not(code, 0)
   t.match(proc.output(), /hearth: configuration error: HEARTH_PORT=99999 is invalid/)
+  t.notOk(existsSync(fresh), 'nothing is half-started: no data folder, no hearth.env written')
 })
