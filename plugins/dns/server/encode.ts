@@ -94,7 +94,7 @@ function covering(index: ZoneIndex, name: string): NameNode | null {
 export function answerSections(index: ZoneIndex, node: NameNode, qtype: number, minimalAny = false): Section | null {
   if (qtype === QTYPE.ANY) {
     const answers = anyAnswer(node, minimalAny)
-    return answers.length ? { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: [] } : null
+    return answers.length ? { rcode: RCODE.NOERROR, aa: true, answers, authorities: [], additionals: glue(index, answers) } : null
   }
   if (node.rrsets.has(qtype)) {
     const answers = named(node, qtype)
@@ -115,7 +115,7 @@ export function answerSections(index: ZoneIndex, node: NameNode, qtype: number, 
     const inZone = target === zone.name || target.endsWith(`.${zone.name}`)
     if (!inZone || (next && next.zone !== zone)) break
     // A target below a delegation: the CNAME, then the referral to it (RFC 1034 4.3.2 step 3b).
-    if (next?.cut) return { ...referralSections(index, next.cut), answers }
+    if (next?.cut) return { ...referralSections(index, next.cut), aa: true, answers }
     // RFC 2308 section 3: the SOA of a negative answer carries min(SOA TTL, MINIMUM), after a CNAME too.
     const negative = { aa: true, answers, authorities: [negativeSoa(zone)], additionals: [] }
     if (!next) return { ...negative, rcode: RCODE.NXDOMAIN }
@@ -166,7 +166,7 @@ export function wildcardTail(index: ZoneIndex, wild: NameNode, qtype: number, mi
   else if (wild.rrsets.has(qtype)) answers = named(wild, qtype)
   else answers = named(wild, QTYPE.CNAME)
   if (answers.length === 0) return null
-  const extra = qtype === QTYPE.ANY ? [] : glue(index, answers)
+  const extra = glue(index, answers)
   // Encoded with the root as owner (one 0 byte), which is then swapped for the pointer.
   const parts = answers.map((rr) => Buffer.concat([POINTER_TO_QNAME, encodeRecord({ ...rr, name: '' }).subarray(1)]))
   return { tail: Buffer.concat([...parts, ...extra.map(encodeRecord)]), counts: [answers.length, 0, extra.length] }

@@ -111,7 +111,7 @@ function atNode(index: ZoneIndex, msg: Buffer, node: NameNode, tcp: boolean): Bu
     // The cached referral holds the qtype of its first query: the copied question fixes it.
     return finish(msg, cached, tcp)
   }
-  const minimalAny = q.qtype === QTYPE.ANY && !tcp
+  const minimalAny = q.qtype === QTYPE.ANY
   const slot = minimalAny ? MINIMAL_ANY : q.qtype
   const cached = node.cache.get(slot)
   if (cached) return finish(msg, cached, tcp)
@@ -130,7 +130,7 @@ function fromWildcard(index: ZoneIndex, msg: Buffer, wild: NameNode, tcp: boolea
     const sections = answerSections(index, { ...wild, name }, q.qtype) as NonNullable<ReturnType<typeof answerSections>>
     return finish(msg, encodeResponse(name, q.qtype, sections), tcp)
   }
-  const minimalAny = q.qtype === QTYPE.ANY && !tcp
+  const minimalAny = q.qtype === QTYPE.ANY
   const slot = minimalAny ? MINIMAL_ANY : q.qtype
   let hit = wild.tails.get(slot)
   if (hit === undefined) {

@@ -128,10 +128,10 @@ t.test('NS below the apex is a delegation: referral without AA', async (t) => {
   t.notOk((await dig(port, 'host.sub.example.test', 'DS')).flags.includes('aa'), 'DS below the cut is referred')
 })
 
-t.test('ANY returns every set at the name; other opcodes and classes', async (t) => {
+t.test('ANY returns one set at the name (RFC 8482, as Knot does); other opcodes and classes', async (t) => {
   const { port } = await startServer(t, [exampleZone()])
   const any = await dig(port, 'www.example.test', 'ANY', ['+tcp'])
-  t.same(any.answer.map((r) => r.type).sort(), ['A', 'AAAA'])
+  t.same(any.answer.map((r) => r.type).sort(), ['A'])
   t.equal((await dig(port, 'www.example.test', 'A', ['-c', 'CH'])).status, 'REFUSED', 'class CH refused')
   t.equal((await dig(port, 'example.test', 'AXFR', ['+tcp'])).raw.includes('Transfer failed'), true, 'AXFR refused')
   t.equal((await dig(port, 'www.example.test', 'A', ['+opcode=status'])).status, 'NOTIMP')

@@ -67,10 +67,10 @@ t.test('UDP answers are capped at 1,232 bytes and ANY is minimal (no amplificati
   t.ok(big.flags.includes('tc'), 'a 2.8 kB answer is truncated although the client advertises 4096')
   const any = await dig(port, 'example.test', 'ANY', ['+bufsize=4096', '+ignore', '+notcp'])
   t.notOk(any.flags.includes('tc'))
-  t.equal(new Set(any.answer.map((r) => r.type)).size, 1, 'one RRset over UDP (RFC 8482 4.1)')
+  t.equal(new Set(any.answer.map((r) => r.type)).size, 1, 'one RRset (RFC 8482 4.1)')
   t.equal(any.answer[0]?.type, 'A', 'the lowest type present')
-  const wild = await dig(port, 'example.test', 'ANY', ['+tcp'])
-  t.ok(new Set(wild.answer.map((r) => r.type)).size >= 5, 'every RRset over TCP, where the source is not spoofed')
+  const tcp = await dig(port, 'example.test', 'ANY', ['+tcp'])
+  t.same(new Set(tcp.answer.map((r) => r.type)), new Set(['A']), 'the same over TCP, as Knot answers')
 
   const socket = dgram.createSocket('udp4')
   t.teardown(() => socket.close())
