@@ -43,7 +43,8 @@ function readZip(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMem
   try {
     files = unzipSync(bytes, {
       filter: (file) => {
-        if (!want(file.name)) return false
+        // fflate returns members as an object's keys: '__proto__' would set its prototype, not a member.
+        if (file.name === '__proto__' || !want(file.name)) return false
         total += file.originalSize
         if (file.originalSize > MAX_MEMBER_BYTES || total > MAX_TOTAL_BYTES) tooBig ??= file.name
         return tooBig === null
