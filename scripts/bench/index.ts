@@ -4,7 +4,13 @@
  * `npm run bench -- core dns`.
  */
 type Suite = () => Promise<Record<string, number | string>>
-const suites: Record<string, string> = { core: 'benchCore', records: 'benchRecords', dns: 'benchDns', storage: 'benchStorage' }
+const suites: Record<string, string> = {
+  core: 'benchCore',
+  records: 'benchRecords',
+  dns: 'benchDns',
+  'dns-writes': 'benchDnsWrites',
+  storage: 'benchStorage',
+}
 
 const wanted = process.argv.slice(2)
 for (const [name, exported] of Object.entries(suites)) {

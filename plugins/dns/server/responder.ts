@@ -103,6 +103,7 @@ function qname(msg: Buffer): string {
 }
 
 function atNode(index: ZoneIndex, msg: Buffer, node: NameNode, tcp: boolean): Buffer {
+  index.fresh(node)
   // DS lives in the parent (RFC 4035 3.1.4.1): at the cut itself the parent answers, and has none.
   if (node.cut === node && q.qtype === DS) return negative(msg, node.zone, RCODE.NOERROR, tcp)
   if (node.cut) {
@@ -124,6 +125,7 @@ function atNode(index: ZoneIndex, msg: Buffer, node: NameNode, tcp: boolean): Bu
 
 /** A name covered by `*.<closest encloser>`: synthesised from the wildcard's cached tail. */
 function fromWildcard(index: ZoneIndex, msg: Buffer, wild: NameNode, tcp: boolean): Buffer {
+  index.fresh(wild)
   // A synthesised CNAME is followed like any other (RFC 4592 2.1.3): per query, the owner is the question.
   if (wild.rrsets.has(QTYPE.CNAME) && q.qtype !== QTYPE.CNAME && q.qtype !== QTYPE.ANY) {
     const name = qname(msg)

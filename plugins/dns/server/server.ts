@@ -1,8 +1,8 @@
 import dgram from 'node:dgram'
 import net from 'node:net'
 import { respond } from './responder.js'
-import type { DnsServer, DnsServerOptions, DnsServerStatus, DnsStartResult, ZoneData } from './types.js'
-import { normaliseName, type ParsedZone, parseZone } from './parsed-zone.js'
+import type { DnsServer, DnsServerOptions, DnsServerStatus, DnsStartResult, ZoneData, ZoneRecord } from './types.js'
+import { normaliseName, type ParsedZone, parseZone, replaceOwner, setSerial } from './parsed-zone.js'
 import { ZoneIndex } from './zone-index.js'
 import { ResponseRateLimiter } from './rate-limit.js'
 import { truncate } from './responder.js'
@@ -141,6 +141,19 @@ class AuthoritativeServer implements DnsServer {
   putZone(zone: ZoneData): void {
     this.parse(zone)
     this.rebuild()
+  }
+
+  patchZone(name: string, serial: number, owners: Array<{ name: string; records: ZoneRecord[] }>): boolean {
+    const zone = this.zones.get(normaliseName(name))
+    if (!zone || this.index.zones.get(zone.name) !== zone) return false
+    setSerial(zone, serial)
+    for (const owner of owners) {
+      const fqdn = normaliseName(owner.name)
+      if (fqdn !== zone.name && !fqdn.endsWith(`.${zone.name}`)) continue
+      this.index.patch(zone, replaceOwner(zone, fqdn, owner.records, this.opts.log))
+    }
+    this.index.touch()
+    return true
   }
 
   removeZone(name: string): void {

@@ -109,6 +109,12 @@ export interface DnsServer {
   /** Binds UDP and TCP. Never rejects on bind failure: see the result. Idempotent. */
   start(): Promise<DnsStartResult>
   stop(): Promise<void>
+  /**
+   * Replaces the records of a few owner names of a loaded zone and sets its serial, at the cost of
+   * those names (a 10,000-record zone is not parsed again). `records` holds every record of that
+   * name as stored. False when the zone is not loaded: call putZone with the whole zone then.
+   */
+  patchZone(zone: string, serial: number, owners: Array<{ name: string; records: ZoneRecord[] }>): boolean
   /** Replaces the whole set of authoritative zones (e.g. at plugin start). */
   setZones(zones: ZoneData[]): void
   /** Adds or replaces one zone; answers change immediately. */

@@ -6,7 +6,7 @@ import type { ZoneRow } from '../store/zones.js'
 import type { DnsContext } from './context.js'
 import { majorityIp } from './public-ip.js'
 import { viewRecord } from './records.js'
-import { bumpSerial, publish } from './zone-data.js'
+import { bumpSerial, publishNames } from './zone-data.js'
 import type { ZoneService } from './zones.js'
 
 /**
@@ -80,7 +80,11 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
     }
     if (written.length && zone.mode === 'authoritative') {
       ctx.transaction(() => bumpSerial(ctx, zone))
-      publish(ctx, zone)
+      publishNames(
+        ctx,
+        zone,
+        written.map((r) => r.name),
+      )
     }
     for (const r of written) ctx.api.events.emit('dns.record.updated', { userId: zone.user_id, id: r.id, data: viewRecord(r, zone) })
     return written.map((r) => r.id)

@@ -6,7 +6,7 @@ import type { ZoneRow } from '../store/zones.js'
 import type { DnsContext } from './context.js'
 import { viaProvider } from './providers.js'
 import { type RecordBody, type ValidRecord, validateRecord } from './validate.js'
-import { bumpSerial, displaySoa, publish } from './zone-data.js'
+import { bumpSerial, displaySoa, publishNames } from './zone-data.js'
 import type { ZoneService } from './zones.js'
 
 /**
@@ -103,7 +103,11 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
         }
         bumpSerial(ctx, zone)
       })
-      publish(ctx, zone)
+      publishNames(
+        ctx,
+        zone,
+        rows.map((r) => r.name),
+      )
     } else {
       const { driver, pz } = zones.providerOf(zone)
       try {
@@ -121,7 +125,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
 
   return {
     async list(userId: string, zoneId: string): Promise<RecordView[]> {
-      const zone = zones.find(userId, zoneId)
+      const zone = zones.findRow(userId, zoneId)
       if (zone.mode === 'proxy') {
         const { driver, pz } = zones.providerOf(zone)
         const fresh = await viaProvider(() => driver.listRecords(pz))
@@ -131,19 +135,19 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
     },
 
     async create(userId: string, zoneId: string, body: RecordBody): Promise<RecordView> {
-      const zone = zones.find(userId, zoneId)
+      const zone = zones.findRow(userId, zoneId)
       const rec = validateRecord(body, zone.zone, '', zone.mode === 'authoritative')
       admit(zone, rec)
-      checkConflicts(ctx.records.list(zone.id), rec)
+      checkConflicts(ctx.records.byName(zone.id, rec.name), rec)
       return (await insertAll(userId, zone, [rec]))[0] as RecordView
     },
 
     async update(userId: string, zoneId: string, recordId: string, body: RecordBody): Promise<RecordView> {
-      const zone = zones.find(userId, zoneId)
+      const zone = zones.findRow(userId, zoneId)
       const old = existing(zone, recordId)
       const rec = validateRecord(body, zone.zone, '', zone.mode === 'authoritative')
       admit(zone, rec)
-      checkConflicts(ctx.records.list(zone.id), rec, recordId)
+      checkConflicts(ctx.records.byName(zone.id, rec.name), rec, recordId)
       // A record that stops being A/AAAA can no longer follow the IP.
       const ddns = rec.type === 'A' || rec.type === 'AAAA' ? old.ddns : 0
       const row: RecordRow = { ...old, ...rec, proxied: rec.proxied ? 1 : 0, ddns, updated_at: ctx.iso() }
@@ -157,15 +161,15 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
         if (zone.mode === 'authoritative') ctx.records.setRrsetTtl(zone.id, row.name, row.type, row.ttl)
         bumpSerial(ctx, zone)
       })
-      publish(ctx, zone)
+      publishNames(ctx, zone, [old.name, row.name])
       const updated = viewRecord({ ...row, id: newId }, zone)
       emit('updated', userId, updated)
       return updated
     },
 
     async remove(userId: string, zoneId: string, recordId: string) {
-      const zone = zones.find(userId, zoneId)
-      existing(zone, recordId)
+      const zone = zones.findRow(userId, zoneId)
+      const gone = existing(zone, recordId)
       if (zone.mode === 'proxy') {
         const { driver, pz } = zones.providerOf(zone)
         // Already gone at the provider (deleted from its dashboard): the mirror follows.
@@ -177,14 +181,14 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
         ctx.records.remove(zone.id, recordId)
         bumpSerial(ctx, zone)
       })
-      publish(ctx, zone)
+      publishNames(ctx, zone, [gone.name])
       emit('deleted', userId, { id: recordId, zone_id: zone.id })
       return { id: recordId, deleted: true as const }
     },
 
     /** Validates every substituted record first, then writes them all (or none). */
     async insertValidated(userId: string, zoneId: string, bodies: RecordBody[]): Promise<RecordView[]> {
-      const zone = zones.find(userId, zoneId)
+      const zone = zones.findRow(userId, zoneId)
       const recs = bodies.map((b, i) => validateRecord(b, zone.zone, `records[${i}].`, zone.mode === 'authoritative'))
       const seen: Array<Pick<RecordRow, 'id' | 'type' | 'name' | 'content'>> = ctx.records.list(zone.id)
       recs.forEach((rec, i) => {

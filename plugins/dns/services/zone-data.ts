@@ -54,6 +54,19 @@ export function publish(ctx: DnsContext, zone: ZoneRow): void {
   if (fresh) ctx.server.putZone(toZoneData(fresh, ctx.records.list(fresh.id)))
 }
 
+/**
+ * Pushes the records of a few names of the zone as stored now: what a record write changed. The
+ * cost is those names' records, so a write into a 10,000-record zone stays cheap.
+ */
+export function publishNames(ctx: DnsContext, zone: ZoneRow, names: string[]): void {
+  if (zone.mode !== 'authoritative') return
+  const owners = [...new Set(names)].map((name) => ({
+    name: fqdn(name, zone.zone),
+    records: toZoneData(zone, ctx.records.byName(zone.id, name)).records,
+  }))
+  if (!ctx.server.patchZone(zone.zone, zone.serial, owners)) publish(ctx, zone)
+}
+
 /** Loads every authoritative zone of every user into the server (plugin start). */
 export function publishAll(ctx: DnsContext): void {
   ctx.server.setZones(ctx.zones.authoritative().map((z) => toZoneData(z, ctx.records.list(z.id))))

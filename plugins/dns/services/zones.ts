@@ -50,6 +50,13 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
     updated_at: z.updated_at,
   })
 
+  /** The caller's zone for a record operation: no count. */
+  const findRow = (userId: string, id: string): ZoneRow => {
+    const zone = ctx.zones.row(userId, id)
+    if (!zone) throw new HttpError('NOT_FOUND', 'Zone not found')
+    return zone
+  }
+
   const find = (userId: string, id: string): ZoneWithCount => {
     const zone = ctx.zones.get(userId, id)
     if (!zone) throw new HttpError('NOT_FOUND', 'Zone not found')
@@ -152,6 +159,7 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
 
   return {
     find,
+    findRow,
     view,
     providerOf,
     list: (userId: string) => ctx.zones.list(userId).map(view),

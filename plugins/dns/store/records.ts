@@ -21,6 +21,7 @@ export function recordStore(db: Database.Database) {
   const s = {
     list: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? ORDER BY name, type, content'),
     get: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? AND id = ?'),
+    byName: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? AND name = ? ORDER BY type, content'),
     insert:
       db.prepare(`INSERT INTO dns_records (zone_id, id, user_id, type, name, content, ttl, priority, proxied, ddns, created_at, updated_at)
       VALUES (@zone_id, @id, @user_id, @type, @name, @content, @ttl, @priority, @proxied, @ddns, @created_at, @updated_at)`),
@@ -36,6 +37,8 @@ export function recordStore(db: Database.Database) {
   const store = {
     list: (zoneId: string) => s.list.all(zoneId) as RecordRow[],
     get: (zoneId: string, id: string) => s.get.get(zoneId, id) as RecordRow | undefined,
+    /** The records of one owner name (relative, '@' for the apex). */
+    byName: (zoneId: string, name: string) => s.byName.all(zoneId, name) as RecordRow[],
     insert: (row: RecordRow) => s.insert.run(row),
     /** Replaces the record's fields; `newId` differs only when the provider renumbered it. */
     update: (row: RecordRow, newId = row.id) => s.update.run({ ...row, new_id: newId }),

@@ -27,6 +27,7 @@ export function zoneStore(db: Database.Database) {
       db.prepare(`INSERT INTO dns_zones (id, user_id, zone, mode, provider_account_id, provider_zone_id, serial, created_at, updated_at)
       VALUES (@id, @user_id, @zone, @mode, @provider_account_id, @provider_zone_id, @serial, @created_at, @updated_at)`),
     get: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? AND z.id = ?`),
+    row: db.prepare('SELECT * FROM dns_zones WHERE user_id = ? AND id = ?'),
     list: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? ORDER BY z.zone`),
     byName: db.prepare('SELECT * FROM dns_zones WHERE zone = ?'),
     foreignBelow: db.prepare(`SELECT zone FROM dns_zones WHERE zone LIKE ? ESCAPE '\\' AND user_id != ? LIMIT 1`),
@@ -43,6 +44,8 @@ export function zoneStore(db: Database.Database) {
   return {
     insert: (row: Omit<ZoneRow, 'propagation_status' | 'ns_found' | 'ns_checked_at' | 'ddns_enabled'>) => s.insert.run(row),
     get: (userId: string, id: string) => s.get.get(userId, id) as ZoneWithCount | undefined,
+    /** The zone without its record count (counting is O(records): record writes do not need it). */
+    row: (userId: string, id: string) => s.row.get(userId, id) as ZoneRow | undefined,
     list: (userId: string) => s.list.all(userId) as ZoneWithCount[],
     byName: (zone: string) => s.byName.get(zone) as ZoneRow | undefined,
     /** Another user's zone inside `zone` (a child), if any. */
