@@ -1,0 +1,66 @@
+import { join } from 'node:path'
+import { type DriverContext, defineDriver } from '../../../core/plugin-api.js'
+import type { ApplyResult, ProxyDriver, ProxyRoute } from '../driver.js'
+import { admin, adminListen, parseAdmin } from './admin.js'
+import { type CaddySettings, caddyConfig } from './config.js'
+
+/**
+ * Caddy through its admin API: the driver owns Caddy's whole config and replaces it with POST /load.
+ * When Caddy refuses a config, routes are loaded one by one to find the culprits, so one bad route
+ * never takes the others down.
+ */
+function createCaddy(ctx: DriverContext): ProxyDriver {
+  const endpoint = parseAdmin(String(ctx.settings.admin))
+  const settings: CaddySettings = {
+    adminListen: adminListen(endpoint),
+    httpPort: Number(ctx.settings.httpPort),
+    httpsPort: Number(ctx.settings.httpsPort),
+    acmeDirectory: String(ctx.settings.acmeDirectory),
+    acmeEmail: String(ctx.settings.acmeEmail ?? ''),
+    storageRoot: join(ctx.dataDir, 'caddy'),
+  }
+  let pushed: string | null = null
+
+  const load = async (routes: ProxyRoute[]) => {
+    const { config, hash } = caddyConfig(routes, settings)
+    const res = await admin(endpoint, 'POST', '/load', config)
+    return { ok: res.status === 200, error: res.text.trim().slice(0, 500), hash }
+  }
+
+  return {
+    async apply(routes) {
+      const all = await load(routes)
+      if (all.ok) {
+        pushed = all.hash
+        return { refused: [] }
+      }
+      const good: ProxyRoute[] = []
+      const refused: ApplyResult['refused'] = []
+      for (const route of routes) {
+        const attempt = await load([...good, route])
+        if (attempt.ok) good.push(route)
+        else refused.push({ id: route.id, error: attempt.error || 'Caddy refused the route' })
+      }
+      const final = await load(good)
+      pushed = final.ok ? final.hash : null
+      return { refused }
+    },
+    async inStep() {
+      if (!pushed) return false
+      return (await admin(endpoint, 'GET', `/id/hearth-config-${pushed}`, undefined, 3000)).status === 200
+    },
+  }
+}
+
+export default defineDriver<ProxyDriver>({
+  manifest: {
+    name: 'caddy',
+    kind: 'proxy',
+    priority: 10,
+    capabilities: ['canProxy', 'canTls'],
+    description: 'Caddy through its admin API',
+  },
+  // Supported even while Caddy is down: routes are kept and pushed when it comes back (health says degraded).
+  probe: async () => ({ supported: true }),
+  create: async (ctx) => createCaddy(ctx),
+})

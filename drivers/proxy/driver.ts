@@ -1,0 +1,23 @@
+import type { DriverInstance } from '../../core/plugin-api.js'
+
+/** A route as a proxy driver serves it. */
+export interface ProxyRoute {
+  id: string
+  domain: string
+  /** http(s)://host[:port] */
+  target: string
+  ssl: boolean
+}
+
+export interface ApplyResult {
+  /** Routes the proxy refused, with its reason; every other route is served. */
+  refused: Array<{ id: string; error: string }>
+}
+
+/** The `proxy` HAL kind. */
+export interface ProxyDriver extends DriverInstance {
+  /** Replaces the proxy's whole configuration with these routes. Throws when the proxy cannot be reached. */
+  apply(routes: ProxyRoute[]): Promise<ApplyResult>
+  /** Whether the proxy still serves the configuration of the last apply (false after a restart that lost it). */
+  inStep(): Promise<boolean>
+}

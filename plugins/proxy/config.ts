@@ -1,0 +1,23 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+
+const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
+const port = (name: string, fallback: number) => env(name, Type.Integer({ minimum: 1, maximum: 65535, default: fallback }))
+
+/** decisions.md "Storage, network, proxy, VPN": where Caddy's admin API is and where it serves routes. */
+export const ProxyConfig = Type.Object({
+  /** Loopback or a unix socket only: Caddy's admin API has no authentication. */
+  caddyAdmin: env(
+    'HEARTH_CADDY_ADMIN',
+    Type.String({ pattern: '^(unix:/.+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:\\d{1,5})?/?)$', default: 'http://127.0.0.1:2019' }),
+  ),
+  httpPort: port('HEARTH_PROXY_HTTP_PORT', 80),
+  httpsPort: port('HEARTH_PROXY_HTTPS_PORT', 443),
+  acmeDirectory: env(
+    'HEARTH_ACME_DIRECTORY',
+    Type.String({ pattern: '^https?://', default: 'https://acme-v02.api.letsencrypt.org/directory' }),
+  ),
+  acmeEmail: env('HEARTH_ACME_EMAIL', Type.String({ default: '' })),
+  /** How often Caddy is asked whether it still serves Hearth's config (a restarted Caddy has lost it). */
+  reconcileMs: env('HEARTH_PROXY_RECONCILE_MS', Type.Integer({ minimum: 50, default: 5000 })),
+})
+export type ProxyConfig = Static<typeof ProxyConfig>

@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox'
+import { definePlugin, IdParams, ListOf, Nullable, Single, Timestamp, everything } from '../../core/plugin-api.js'
+import caddy from '../../drivers/proxy/caddy/index.js'
+import { ProxyConfig } from './config.js'
+import { proxyService } from './service.js'
+import { routeStore } from './store.js'
+
+const Route = Type.Object({
+  id: Type.String(),
+  domain: Type.String(),
+  target: Type.String(),
+  ssl: Type.Boolean(),
+  enabled: Type.Boolean(),
+  error: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+const CreateBody = Type.Object(
+  {
+    domain: Type.String({ minLength: 1, maxLength: 253 }),
+    target: Type.String({ minLength: 1, maxLength: 2048 }),
+    ssl: Type.Optional(Type.Boolean()),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false, minProperties: 1 })
+const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) })
+
+/**
+ * The reverse proxy: routes in SQLite, served by Caddy through the HAL kind `proxy` (driver
+ * proxy/caddy). Any signed-in user reads the routes; changing them needs an admin.
+ */
+export default definePlugin(
+  {
+    name: 'proxy',
+    version: '1.0.0',
+    apiVersion: '^1.0.0',
+    prefix: '/hal/network/proxy',
+    config: ProxyConfig,
+    migrations: new URL('./migrations/', import.meta.url),
+    description: 'Reverse proxy through Caddy',
+  },
+  async (app, api) => {
+    const c = api.config
+    api.hal.register(caddy)
+    api.hal.configure('proxy', {
+      admin: c.caddyAdmin,
+      httpPort: c.httpPort,
+      httpsPort: c.httpsPort,
+      acmeDirectory: c.acmeDirectory,
+      acmeEmail: c.acmeEmail,
+    })
+    const service = proxyService(api, routeStore(api.db))
+    // Pushed on start and whenever Caddy stops serving the last push (a restarted Caddy comes back empty).
+    void service.push()
+    const timer = setInterval(() => void service.reconcile(), c.reconcileMs)
+    timer.unref()
+    api.onClose(() => clearInterval(timer))
+    api.health.register('proxy', () =>
+      service.state.reachable === false
+        ? { status: 'degraded', message: `Caddy unreachable; routes are kept and pushed when it answers (${service.state.error})` }
+        : { status: 'ok', message: `${service.list().filter((r) => r.enabled).length} routes served by Caddy` },
+    )
+
+    const admin = { role: 'admin' } as const
+    const tags = ['proxy']
+    app.get('/routes', { schema: { tags, response: { 200: ListOf(Route) } }, config: { envelope: 'list' } }, async () =>
+      everything(service.list()),
+    )
+    app.post('/routes', { config: admin, schema: { tags, body: CreateBody, response: { 201: Single(Route) } } }, async (req, reply) => {
+      reply.code(201)
+      return service.create(req.body)
+    })
+    app.put(
+      '/routes/:id',
+      { config: admin, schema: { tags, params: IdParams, body: UpdateBody, response: { 200: Single(Route) } } },
+      async (req) => service.update(req.params.id, req.body),
+    )
+    app.delete('/routes/:id', { config: admin, schema: { tags, params: IdParams, response: { 200: Single(Deleted) } } }, async (req) =>
+      service.remove(req.params.id),
+    )
+  },
+)

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto'
+import { type HearthApi, HttpError } from '../../core/plugin-api.js'
+import type { ProxyDriver } from '../../drivers/proxy/driver.js'
+import type { RouteRow, RouteStore } from './store.js'
+import { normalizeDomain, normalizeTarget } from './validate.js'
+
+export interface RouteView {
+  id: string
+  domain: string
+  target: string
+  ssl: boolean
+  enabled: boolean
+  /** Why Caddy refused this route at the last push; null when served (or disabled). */
+  error: string | null
+  created_at: string
+  updated_at: string
+}
+
+const view = (r: RouteRow): RouteView => ({
+  id: r.id,
+  domain: r.domain,
+  target: r.target,
+  ssl: r.ssl === 1,
+  enabled: r.enabled === 1,
+  error: r.error,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+})
+
+/**
+ * Routes in SQLite are the truth; every change pushes the whole set to the proxy, one push at a
+ * time. When the proxy is unreachable the change is still kept and answered, health says degraded,
+ * and the reconciliation loop pushes once it answers again (or has come back empty).
+ */
+export function proxyService(api: HearthApi, store: RouteStore) {
+  const state = { reachable: null as boolean | null, error: null as string | null, pushedAt: null as string | null }
+  let queue: Promise<unknown> = Promise.resolve()
+  /** Whether Caddy holds routes of ours (then an empty set must be pushed too, to remove them). */
+  let served = false
+  const iso = () => new Date(api.now()).toISOString()
+  const emit = (type: string, data: { id: string }) => api.events.emit(`proxy.route.${type}`, { userId: null, id: data.id, data })
+
+  const push = (): Promise<void> => {
+    const run = queue.then(async () => {
+      const routes = store.list().filter((r) => r.enabled === 1)
+      // Nothing to serve and nothing served yet: Caddy is not needed (a box without it stays healthy).
+      if (routes.length === 0 && !served) return
+      try {
+        const { refused } = await api.hal.with<ProxyDriver, { refused: Array<{ id: string; error: string }> }>('proxy', (d) =>
+          d.apply(routes.map((r) => ({ id: r.id, domain: r.domain, target: r.target, ssl: r.ssl === 1 }))),
+        )
+        for (const r of store.list()) store.setError(r.id, refused.find((x) => x.id === r.id)?.error ?? null)
+        Object.assign(state, { reachable: true, error: null, pushedAt: iso() })
+        served = routes.length > 0
+      } catch (err) {
+        Object.assign(state, { reachable: false, error: (err as Error).message })
+      }
+    })
+    queue = run.catch(() => undefined)
+    return run
+  }
+
+  const find = (id: string) => {
+    const row = store.get(id)
+    if (!row) throw new HttpError('NOT_FOUND', 'Route not found')
+    return row
+  }
+  const unique = (domain: string, except?: string) => {
+    const other = store.byDomain(domain)
+    if (other && other.id !== except) throw new HttpError('CONFLICT', `A route for ${domain} already exists`)
+  }
+
+  return {
+    state,
+    push,
+    list: () => store.list().map(view),
+    async create(body: { domain: string; target: string; ssl?: boolean; enabled?: boolean }): Promise<RouteView> {
+      const domain = normalizeDomain(body.domain)
+      const target = normalizeTarget(body.target)
+      unique(domain)
+      const at = iso()
+      const row: RouteRow = {
+        id: randomUUID(),
+        domain,
+        target,
+        ssl: body.ssl ? 1 : 0,
+        enabled: body.enabled === false ? 0 : 1,
+        error: null,
+        created_at: at,
+        updated_at: at,
+      }
+      store.insert(row)
+      await push()
+      const created = view(find(row.id))
+      emit('created', created)
+      return created
+    },
+    async update(id: string, patch: { domain?: string; target?: string; ssl?: boolean; enabled?: boolean }): Promise<RouteView> {
+      const old = find(id)
+      const domain = patch.domain === undefined ? old.domain : normalizeDomain(patch.domain)
+      const target = patch.target === undefined ? old.target : normalizeTarget(patch.target)
+      unique(domain, id)
+      const row: RouteRow = {
+        ...old,
+        domain,
+        target,
+        ssl: patch.ssl === undefined ? old.ssl : patch.ssl ? 1 : 0,
+        enabled: patch.enabled === undefined ? old.enabled : patch.enabled ? 1 : 0,
+        updated_at: iso(),
+      }
+      store.update(row)
+      await push()
+      const updated = view(find(id))
+      emit('updated', updated)
+      return updated
+    },
+    async remove(id: string) {
+      find(id)
+      store.remove(id)
+      await push()
+      emit('deleted', { id })
+      return { id, deleted: true as const }
+    },
+    /** One reconciliation: push when the proxy was unreachable or no longer serves the last push. */
+    async reconcile() {
+      let inStep = false
+      try {
+        inStep = state.reachable === true && (await api.hal.with<ProxyDriver, boolean>('proxy', (d) => d.inStep()))
+      } catch {
+        inStep = false
+      }
+      if (!inStep && (served || store.list().some((r) => r.enabled === 1))) await push()
+    },
+  }
+}
+export type ProxyService = ReturnType<typeof proxyService>
