@@ -20,4 +20,8 @@ export interface ProxyDriver extends DriverInstance {
   apply(routes: ProxyRoute[]): Promise<ApplyResult>
   /** Whether the proxy still serves the configuration of the last apply (false after a restart that lost it). */
   inStep(): Promise<boolean>
+  /** The PEM certificate the proxy holds for a domain, or null before issuance. */
+  certificate(domain: string): Promise<string | null>
+  /** The root of the proxy's own CA (for LAN names), PEM. */
+  localCa(): Promise<string>
 }

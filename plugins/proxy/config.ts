@@ -17,6 +17,8 @@ export const ProxyConfig = Type.Object({
     Type.String({ pattern: '^https?://', default: 'https://acme-v02.api.letsencrypt.org/directory' }),
   ),
   acmeEmail: env('HEARTH_ACME_EMAIL', Type.String({ default: '' })),
+  /** A PEM file of extra roots to trust for the ACME server (a test CA); empty: the system's. */
+  acmeCaRoot: env('HEARTH_ACME_CA_ROOT', Type.String({ default: '' })),
   /** How often Caddy is asked whether it still serves Hearth's config (a restarted Caddy has lost it). */
   reconcileMs: env('HEARTH_PROXY_RECONCILE_MS', Type.Integer({ minimum: 50, default: 5000 })),
 })

@@ -3,6 +3,7 @@ import { definePlugin, IdParams, ListOf, Nullable, Single, Timestamp, everything
 import caddy from '../../drivers/proxy/caddy/index.js'
 import { ProxyConfig } from './config.js'
 import { proxyService } from './service.js'
+import { localCa, sslStatus } from './ssl.js'
 import { routeStore } from './store.js'
 
 const Route = Type.Object({
@@ -26,6 +27,17 @@ const CreateBody = Type.Object(
 )
 const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false, minProperties: 1 })
 const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) })
+const SslEntry = Type.Object({
+  domain: Type.String(),
+  issuer: Nullable(Type.String()),
+  not_before: Nullable(Timestamp),
+  not_after: Nullable(Timestamp),
+  days_left: Nullable(Type.Integer()),
+  auto_renew: Type.Boolean(),
+  status: Type.Union(['valid', 'expiring', 'expired', 'pending', 'error'].map((s) => Type.Literal(s))),
+  error: Nullable(Type.String()),
+})
+const Ca = Type.Object({ pem: Type.String(), fingerprint_sha256: Type.String(), not_after: Timestamp })
 
 /**
  * The reverse proxy: routes in SQLite, served by Caddy through the HAL kind `proxy` (driver
@@ -36,7 +48,7 @@ export default definePlugin(
     name: 'proxy',
     version: '1.0.0',
     apiVersion: '^1.0.0',
-    prefix: '/hal/network/proxy',
+    prefix: '/hal/network',
     config: ProxyConfig,
     migrations: new URL('./migrations/', import.meta.url),
     description: 'Reverse proxy through Caddy',
@@ -50,6 +62,7 @@ export default definePlugin(
       httpsPort: c.httpsPort,
       acmeDirectory: c.acmeDirectory,
       acmeEmail: c.acmeEmail,
+      acmeCaRoot: c.acmeCaRoot,
     })
     const service = proxyService(api, routeStore(api.db))
     // Pushed on start and whenever Caddy stops serving the last push (a restarted Caddy comes back empty).
@@ -65,20 +78,39 @@ export default definePlugin(
 
     const admin = { role: 'admin' } as const
     const tags = ['proxy']
-    app.get('/routes', { schema: { tags, response: { 200: ListOf(Route) } }, config: { envelope: 'list' } }, async () =>
+    app.get('/proxy/routes', { schema: { tags, response: { 200: ListOf(Route) } }, config: { envelope: 'list' } }, async () =>
       everything(service.list()),
     )
-    app.post('/routes', { config: admin, schema: { tags, body: CreateBody, response: { 201: Single(Route) } } }, async (req, reply) => {
-      reply.code(201)
-      return service.create(req.body)
-    })
+    app.post(
+      '/proxy/routes',
+      { config: admin, schema: { tags, body: CreateBody, response: { 201: Single(Route) } } },
+      async (req, reply) => {
+        reply.code(201)
+        return service.create(req.body)
+      },
+    )
     app.put(
-      '/routes/:id',
+      '/proxy/routes/:id',
       { config: admin, schema: { tags, params: IdParams, body: UpdateBody, response: { 200: Single(Route) } } },
       async (req) => service.update(req.params.id, req.body),
     )
-    app.delete('/routes/:id', { config: admin, schema: { tags, params: IdParams, response: { 200: Single(Deleted) } } }, async (req) =>
-      service.remove(req.params.id),
+    app.get('/ssl/status', { schema: { tags, response: { 200: ListOf(SslEntry) } }, config: { envelope: 'list' } }, async () =>
+      everything(await sslStatus(api, service)),
+    )
+    app.get('/ssl/ca', { schema: { tags, response: { 200: Single(Ca) } } }, async (req, reply) => {
+      const ca = await localCa(api)
+      // With Accept: application/x-pem-file the raw PEM (a file, not the JSON the schema describes).
+      if (req.headers.accept?.includes('application/x-pem-file'))
+        return reply
+          .type('application/x-pem-file')
+          .header('content-disposition', 'attachment; filename="hearth-local-ca.pem"')
+          .send(ca.pem as never)
+      return ca
+    })
+    app.delete(
+      '/proxy/routes/:id',
+      { config: admin, schema: { tags, params: IdParams, response: { 200: Single(Deleted) } } },
+      async (req) => service.remove(req.params.id),
     )
   },
 )

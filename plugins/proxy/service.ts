@@ -40,25 +40,29 @@ export function proxyService(api: HearthApi, store: RouteStore) {
   const iso = () => new Date(api.now()).toISOString()
   const emit = (type: string, data: { id: string }) => api.events.emit(`proxy.route.${type}`, { userId: null, id: data.id, data })
 
-  const push = (): Promise<void> => {
-    const run = queue.then(async () => {
-      const routes = store.list().filter((r) => r.enabled === 1)
-      // Nothing to serve and nothing served yet: Caddy is not needed (a box without it stays healthy).
-      if (routes.length === 0 && !served) return
-      try {
-        const { refused } = await api.hal.with<ProxyDriver, { refused: Array<{ id: string; error: string }> }>('proxy', (d) =>
-          d.apply(routes.map((r) => ({ id: r.id, domain: r.domain, target: r.target, ssl: r.ssl === 1 }))),
-        )
-        for (const r of store.list()) store.setError(r.id, refused.find((x) => x.id === r.id)?.error ?? null)
-        Object.assign(state, { reachable: true, error: null, pushedAt: iso() })
-        served = routes.length > 0
-      } catch (err) {
-        Object.assign(state, { reachable: false, error: (err as Error).message })
-      }
-    })
+  /** Runs one proxy operation after the ones before it: pushes and checks never interleave. */
+  const enqueue = (job: () => Promise<void>): Promise<void> => {
+    const run = queue.then(job)
     queue = run.catch(() => undefined)
     return run
   }
+
+  const pushNow = async (): Promise<void> => {
+    const routes = store.list().filter((r) => r.enabled === 1)
+    // Nothing to serve and nothing served yet: Caddy is not needed (a box without it stays healthy).
+    if (routes.length === 0 && !served) return
+    try {
+      const { refused } = await api.hal.with<ProxyDriver, { refused: Array<{ id: string; error: string }> }>('proxy', (d) =>
+        d.apply(routes.map((r) => ({ id: r.id, domain: r.domain, target: r.target, ssl: r.ssl === 1 }))),
+      )
+      for (const r of store.list()) store.setError(r.id, refused.find((x) => x.id === r.id)?.error ?? null)
+      Object.assign(state, { reachable: true, error: null, pushedAt: iso() })
+      served = routes.length > 0
+    } catch (err) {
+      Object.assign(state, { reachable: false, error: (err as Error).message })
+    }
+  }
+  const push = () => enqueue(pushNow)
 
   const find = (id: string) => {
     const row = store.get(id)
@@ -121,16 +125,16 @@ export function proxyService(api: HearthApi, store: RouteStore) {
       emit('deleted', { id })
       return { id, deleted: true as const }
     },
-    /** One reconciliation: push when the proxy was unreachable or no longer serves the last push. */
-    async reconcile() {
-      let inStep = false
-      try {
-        inStep = state.reachable === true && (await api.hal.with<ProxyDriver, boolean>('proxy', (d) => d.inStep()))
-      } catch {
-        inStep = false
-      }
-      if (!inStep && (served || store.list().some((r) => r.enabled === 1))) await push()
-    },
+    /**
+     * One reconciliation, queued behind any push: push again when Caddy was unreachable or no longer
+     * serves the last push. Reloading only then matters: a reload cancels an ACME issuance under way.
+     */
+    reconcile: () =>
+      enqueue(async () => {
+        if (!served && !store.list().some((r) => r.enabled === 1)) return
+        const inStep = state.reachable === true && (await api.hal.with<ProxyDriver, boolean>('proxy', (d) => d.inStep()).catch(() => false))
+        if (!inStep) await pushNow()
+      }),
   }
 }
 export type ProxyService = ReturnType<typeof proxyService>

@@ -8,6 +8,8 @@ export interface CaddySettings {
   httpsPort: number
   acmeDirectory: string
   acmeEmail: string
+  /** Extra roots Caddy trusts when it talks to the ACME server (a test CA such as pebble's). */
+  acmeCaRoot: string
   /** Where Caddy keeps certificates, so Hearth can read them. */
   storageRoot: string
 }
@@ -53,7 +55,19 @@ export function caddyConfig(routes: ProxyRoute[], s: CaddySettings): { config: o
   const localNames = secure.filter((r) => lanOnly(r.domain)).map((r) => r.domain)
   const policies = [
     ...(publicNames.length
-      ? [{ subjects: publicNames, issuers: [{ module: 'acme', ca: s.acmeDirectory, ...(s.acmeEmail ? { email: s.acmeEmail } : {}) }] }]
+      ? [
+          {
+            subjects: publicNames,
+            issuers: [
+              {
+                module: 'acme',
+                ca: s.acmeDirectory,
+                ...(s.acmeEmail ? { email: s.acmeEmail } : {}),
+                ...(s.acmeCaRoot ? { trusted_roots_pem_files: [s.acmeCaRoot] } : {}),
+              },
+            ],
+          },
+        ]
       : []),
     ...(localNames.length ? [{ subjects: localNames, issuers: [{ module: 'internal' }] }] : []),
   ]

@@ -1,7 +1,8 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type DriverContext, defineDriver } from '../../../core/plugin-api.js'
 import type { ApplyResult, ProxyDriver, ProxyRoute } from '../driver.js'
-import { admin, adminListen, parseAdmin } from './admin.js'
+import { admin, adminListen, CaddyUnreachable, parseAdmin } from './admin.js'
 import { type CaddySettings, caddyConfig } from './config.js'
 
 /**
@@ -17,6 +18,7 @@ function createCaddy(ctx: DriverContext): ProxyDriver {
     httpsPort: Number(ctx.settings.httpsPort),
     acmeDirectory: String(ctx.settings.acmeDirectory),
     acmeEmail: String(ctx.settings.acmeEmail ?? ''),
+    acmeCaRoot: String(ctx.settings.acmeCaRoot ?? ''),
     storageRoot: join(ctx.dataDir, 'caddy'),
   }
   let pushed: string | null = null
@@ -48,6 +50,20 @@ function createCaddy(ctx: DriverContext): ProxyDriver {
     async inStep() {
       if (!pushed) return false
       return (await admin(endpoint, 'GET', `/id/hearth-config-${pushed}`, undefined, 3000)).status === 200
+    },
+    async certificate(domain) {
+      // <storage>/certificates/<issuer>/<domain>/<domain>.crt: the newest of the issuers that hold one.
+      const root = join(settings.storageRoot, 'certificates')
+      const found = (existsSync(root) ? readdirSync(root) : [])
+        .map((issuer) => join(root, issuer, domain, `${domain}.crt`))
+        .filter((file) => existsSync(file))
+        .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
+      return found[0] ? readFileSync(found[0], 'utf8') : null
+    },
+    async localCa() {
+      const res = await admin(endpoint, 'GET', '/pki/ca/local')
+      if (res.status !== 200) throw new CaddyUnreachable(`Caddy has no local CA yet (${res.status})`)
+      return (JSON.parse(res.text) as { root_certificate: string }).root_certificate
     },
   }
 }

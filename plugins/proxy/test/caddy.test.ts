@@ -48,7 +48,7 @@ async function startCaddy(t: TestContext, adminPort: number) {
 /** One HTTP GET to 127.0.0.1:port with the given Host header. */
 function get(port: number, host: string, path = '/'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host }, timeout: 3000 }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host }, timeout: 3000, agent: false }, (res) => {
       let body = ''
       res.on('data', (c) => (body += c))
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
@@ -86,7 +86,12 @@ t.test('routes are served by a real Caddy, kept while it is down and restored af
   const o = await owner(app)
   const events = recordEvents(app, 'proxy.route.*')
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object, token = o.token) =>
-    app.inject({ method, url: `/api/v1/hal/network/proxy${path}`, headers: auth(token), ...(payload ? { payload } : {}) })
+    app.inject({
+      method,
+      url: `/api/v1/hal/network${path.startsWith('/ssl') ? '' : '/proxy'}${path}`,
+      headers: auth(token),
+      ...(payload ? { payload } : {}),
+    })
 
   const created = await call('POST', '/routes', { domain: 'App.Home.Test', target })
   t.equal(created.statusCode, 201, created.body)
