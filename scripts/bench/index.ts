@@ -9,6 +9,7 @@ const suites: Record<string, string> = {
   records: 'benchRecords',
   dns: 'benchDns',
   'dns-writes': 'benchDnsWrites',
+  proxy: 'benchProxy',
   storage: 'benchStorage',
 }
 
