@@ -19,6 +19,12 @@ export const ProxyConfig = Type.Object({
   acmeEmail: env('HEARTH_ACME_EMAIL', Type.String({ default: '' })),
   /** A PEM file of extra roots to trust for the ACME server (a test CA); empty: the system's. */
   acmeCaRoot: env('HEARTH_ACME_CA_ROOT', Type.String({ default: '' })),
+  /** DNS provider API base URLs, the same variables as the DNS plugin's (tests point them at local servers). */
+  cloudflareUrl: env('HEARTH_CLOUDFLARE_API_URL', Type.String({ default: 'https://api.cloudflare.com/client/v4' })),
+  porkbunUrl: env('HEARTH_PORKBUN_API_URL', Type.String({ default: 'https://api.porkbun.com/api/json/v3' })),
+  namecheapUrl: env('HEARTH_NAMECHEAP_API_URL', Type.String({ default: 'https://api.namecheap.com/xml.response' })),
+  digitaloceanUrl: env('HEARTH_DIGITALOCEAN_API_URL', Type.String({ default: 'https://api.digitalocean.com/v2' })),
+  providerTimeoutMs: env('HEARTH_DNS_OUTBOUND_TIMEOUT_MS', Type.Integer({ minimum: 100, default: 5000 })),
   /** How often Caddy is asked whether it still serves Hearth's config (a restarted Caddy has lost it). */
   reconcileMs: env('HEARTH_PROXY_RECONCILE_MS', Type.Integer({ minimum: 50, default: 5000 })),
 })

@@ -4,6 +4,7 @@ import caddy from '../../drivers/proxy/caddy/index.js'
 import { ProxyConfig } from './config.js'
 import { proxyService } from './service.js'
 import { localCa, sslStatus } from './ssl.js'
+import { dnsProviderService } from './dns-provider.js'
 import { routeStore } from './store.js'
 
 const Route = Type.Object({
@@ -38,6 +39,30 @@ const SslEntry = Type.Object({
   error: Nullable(Type.String()),
 })
 const Ca = Type.Object({ pem: Type.String(), fingerprint_sha256: Type.String(), not_after: Timestamp })
+const ProviderConfig = Type.Object({
+  provider: Nullable(Type.String()),
+  configured: Type.Boolean(),
+  zone: Nullable(Type.String()),
+  last_tested_at: Nullable(Timestamp),
+  connected: Nullable(Type.Boolean()),
+})
+const ProviderBody = Type.Object(
+  {
+    provider: Type.String({ minLength: 1 }),
+    credentials: Type.Record(Type.String(), Type.String({ maxLength: 1000 }), { maxProperties: 8 }),
+    zone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 253 }))),
+  },
+  { additionalProperties: false },
+)
+const ProviderRecord = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  name: Type.String(),
+  content: Type.String(),
+  ttl: Type.Integer(),
+  priority: Nullable(Type.Integer()),
+  proxied: Type.Boolean(),
+})
 
 /**
  * The reverse proxy: routes in SQLite, served by Caddy through the HAL kind `proxy` (driver
@@ -48,7 +73,7 @@ export default definePlugin(
     name: 'proxy',
     version: '1.0.0',
     apiVersion: '^1.0.0',
-    prefix: '/hal/network',
+    prefix: '',
     config: ProxyConfig,
     migrations: new URL('./migrations/', import.meta.url),
     description: 'Reverse proxy through Caddy',
@@ -78,11 +103,11 @@ export default definePlugin(
 
     const admin = { role: 'admin' } as const
     const tags = ['proxy']
-    app.get('/proxy/routes', { schema: { tags, response: { 200: ListOf(Route) } }, config: { envelope: 'list' } }, async () =>
+    app.get('/hal/network/proxy/routes', { schema: { tags, response: { 200: ListOf(Route) } }, config: { envelope: 'list' } }, async () =>
       everything(service.list()),
     )
     app.post(
-      '/proxy/routes',
+      '/hal/network/proxy/routes',
       { config: admin, schema: { tags, body: CreateBody, response: { 201: Single(Route) } } },
       async (req, reply) => {
         reply.code(201)
@@ -90,14 +115,14 @@ export default definePlugin(
       },
     )
     app.put(
-      '/proxy/routes/:id',
+      '/hal/network/proxy/routes/:id',
       { config: admin, schema: { tags, params: IdParams, body: UpdateBody, response: { 200: Single(Route) } } },
       async (req) => service.update(req.params.id, req.body),
     )
-    app.get('/ssl/status', { schema: { tags, response: { 200: ListOf(SslEntry) } }, config: { envelope: 'list' } }, async () =>
+    app.get('/hal/network/ssl/status', { schema: { tags, response: { 200: ListOf(SslEntry) } }, config: { envelope: 'list' } }, async () =>
       everything(await sslStatus(api, service)),
     )
-    app.get('/ssl/ca', { schema: { tags, response: { 200: Single(Ca) } } }, async (req, reply) => {
+    app.get('/hal/network/ssl/ca', { schema: { tags, response: { 200: Single(Ca) } } }, async (req, reply) => {
       const ca = await localCa(api)
       // With Accept: application/x-pem-file the raw PEM (a file, not the JSON the schema describes).
       if (req.headers.accept?.includes('application/x-pem-file'))
@@ -107,8 +132,22 @@ export default definePlugin(
           .send(ca.pem as never)
       return ca
     })
+    const dnsProvider = dnsProviderService(api)
+    app.get('/proxy/dns-provider/config', { config: admin, schema: { tags, response: { 200: Single(ProviderConfig) } } }, async () =>
+      dnsProvider.config(),
+    )
+    app.put(
+      '/proxy/dns-provider/config',
+      { config: admin, schema: { tags, body: ProviderBody, response: { 200: Single(ProviderConfig) } } },
+      async (req) => dnsProvider.configure(req.body),
+    )
+    app.get(
+      '/proxy/dns-provider/dns',
+      { config: { ...admin, envelope: 'list' }, schema: { tags, response: { 200: ListOf(ProviderRecord) } } },
+      async () => everything(await dnsProvider.records()),
+    )
     app.delete(
-      '/proxy/routes/:id',
+      '/hal/network/proxy/routes/:id',
       { config: admin, schema: { tags, params: IdParams, response: { 200: Single(Deleted) } } },
       async (req) => service.remove(req.params.id),
     )

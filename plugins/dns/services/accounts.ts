@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { providers } from '../../../drivers/dns-providers/index.js'
+import { checkCredentials } from '../../../drivers/dns-providers/api-errors.js'
 import { HttpError } from '../../../core/plugin-api.js'
 import type { AccountRow } from '../store/accounts.js'
 import type { DnsContext } from './context.js'
@@ -25,18 +25,6 @@ export const viewAccount = (a: AccountRow): AccountView => ({
   last_tested_at: a.last_tested_at,
   connected: a.connected === null ? null : a.connected === 1,
 })
-
-export function checkCredentials(provider: string, credentials: Record<string, string>): void {
-  const module = providers.get(provider)
-  if (!module) throw invalid('provider', 'enum', `provider must be one of ${[...providers.keys()].join(', ')}`)
-  for (const key of module.credentialKeys) {
-    if (typeof credentials[key] !== 'string' || credentials[key].trim() === '') {
-      throw invalid(`credentials.${key}`, 'required', `${provider} credentials need ${key}`)
-    }
-  }
-  const unknown = Object.keys(credentials).find((k) => !module.credentialKeys.includes(k))
-  if (unknown) throw invalid(`credentials.${unknown}`, 'unknown', `${provider} credentials take only ${module.credentialKeys.join(', ')}`)
-}
 
 export function accountService(ctx: DnsContext) {
   const find = (userId: string, id: string) => {

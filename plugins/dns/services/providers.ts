@@ -1,4 +1,4 @@
-import { type DnsProviderDriver, ProviderError, providers } from '../../../drivers/dns-providers/index.js'
+import { type DnsProviderDriver, providers } from '../../../drivers/dns-providers/index.js'
 import { HttpError } from '../../../core/plugin-api.js'
 import type { AccountRow } from '../store/accounts.js'
 import type { DnsContext } from './context.js'
@@ -9,7 +9,7 @@ import type { DnsContext } from './context.js'
  * refused input → 422 UNPROCESSABLE, unknown record → 404, anything else the
  * provider did (refused credentials, unreachable, malformed reply) → 502 PROVIDER_ERROR.
  */
-export const PROVIDER_ERROR = 'PROVIDER_ERROR'
+export { PROVIDER_ERROR, toHttpError, viaProvider } from '../../../drivers/dns-providers/api-errors.js'
 
 export function baseUrlOf(ctx: DnsContext, provider: string): string {
   const urls: Record<string, string> = {
@@ -26,23 +26,6 @@ export function driverFor(ctx: DnsContext, account: AccountRow): DnsProviderDriv
   if (!module) throw new HttpError('UNPROCESSABLE', `provider ${account.provider} is not supported`)
   const credentials = JSON.parse(ctx.api.secrets.decrypt(account.credentials)) as Record<string, string>
   return module.create({ baseUrl: baseUrlOf(ctx, account.provider), credentials, timeoutMs: ctx.config.outboundTimeoutMs })
-}
-
-export function toHttpError(err: unknown): unknown {
-  if (!(err instanceof ProviderError)) return err
-  const details = { provider: err.provider, reason: err.kind, upstream_status: err.upstreamStatus }
-  if (err.kind === 'rejected' || err.kind === 'unsupported') return new HttpError('UNPROCESSABLE', err.message, details)
-  if (err.kind === 'not_found') return new HttpError('NOT_FOUND', err.message, details)
-  return new HttpError(PROVIDER_ERROR, err.message, details)
-}
-
-/** Runs a provider call, mapping its failure. */
-export async function viaProvider<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (err) {
-    throw toHttpError(err)
-  }
 }
 
 /** The tail of each zone's queue of provider writes. */
