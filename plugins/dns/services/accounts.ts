@@ -4,7 +4,6 @@ import { HttpError } from '../../../core/plugin-api.js'
 import type { AccountRow } from '../store/accounts.js'
 import type { DnsContext } from './context.js'
 import { driverFor } from './providers.js'
-import { invalid } from './validate.js'
 
 /** Provider accounts: credentials checked per provider, sealed with AES-256-GCM, never returned. */
 
