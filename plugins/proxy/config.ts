@@ -24,6 +24,8 @@ export const ProxyConfig = Type.Object({
   porkbunUrl: env('HEARTH_PORKBUN_API_URL', Type.String({ default: 'https://api.porkbun.com/api/json/v3' })),
   namecheapUrl: env('HEARTH_NAMECHEAP_API_URL', Type.String({ default: 'https://api.namecheap.com/xml.response' })),
   digitaloceanUrl: env('HEARTH_DIGITALOCEAN_API_URL', Type.String({ default: 'https://api.digitalocean.com/v2' })),
+  /** The vendor's service-subdomain endpoint (protocol in subdomain.ts); empty: none. */
+  serviceSubdomainUrl: env('HEARTH_SERVICE_SUBDOMAIN_URL', Type.String({ default: '' })),
   providerTimeoutMs: env('HEARTH_DNS_OUTBOUND_TIMEOUT_MS', Type.Integer({ minimum: 100, default: 5000 })),
   /** How often Caddy is asked whether it still serves Hearth's config (a restarted Caddy has lost it). */
   reconcileMs: env('HEARTH_PROXY_RECONCILE_MS', Type.Integer({ minimum: 50, default: 5000 })),

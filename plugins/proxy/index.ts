@@ -5,6 +5,7 @@ import { ProxyConfig } from './config.js'
 import { proxyService } from './service.js'
 import { localCa, sslStatus } from './ssl.js'
 import { dnsProviderService } from './dns-provider.js'
+import { subdomainService } from './subdomain.js'
 import { routeStore } from './store.js'
 
 const Route = Type.Object({
@@ -52,6 +53,16 @@ const ProviderBody = Type.Object(
     credentials: Type.Record(Type.String(), Type.String({ maxLength: 1000 }), { maxProperties: 8 }),
     zone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 253 }))),
   },
+  { additionalProperties: false },
+)
+const Subdomain = Type.Object({
+  subdomain: Nullable(Type.String()),
+  instance_ip: Nullable(Type.String()),
+  active: Type.Boolean(),
+  expiry: Nullable(Type.String()),
+})
+const SubdomainBody = Type.Object(
+  { name: Type.Optional(Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' })) },
   { additionalProperties: false },
 )
 const ProviderRecord = Type.Object({
@@ -145,6 +156,20 @@ export default definePlugin(
       '/proxy/dns-provider/dns',
       { config: { ...admin, envelope: 'list' }, schema: { tags, response: { 200: ListOf(ProviderRecord) } } },
       async () => everything(await dnsProvider.records()),
+    )
+    const subdomain = subdomainService(api.config.serviceSubdomainUrl, api.config.providerTimeoutMs)
+    app.get('/proxy/subdomain', { schema: { tags, response: { 200: Single(Subdomain) } } }, async () => subdomain.status())
+    app.post(
+      '/proxy/subdomain',
+      {
+        config: { role: 'admin', tier: 'pro' },
+        schema: { tags, body: SubdomainBody, response: { 200: Single(Subdomain) } },
+        // The name is optional: an empty POST asks the service to choose one.
+        preValidation: async (req) => {
+          req.body ??= {}
+        },
+      },
+      async (req) => subdomain.request(req.body.name ?? null),
     )
     app.delete(
       '/hal/network/proxy/routes/:id',
