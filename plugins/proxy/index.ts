@@ -109,7 +109,9 @@ export default definePlugin(
     api.health.register('proxy', () =>
       service.state.reachable === false
         ? { status: 'degraded', message: `Caddy unreachable; routes are kept and pushed when it answers (${service.state.error})` }
-        : { status: 'ok', message: `${service.list().filter((r) => r.enabled).length} routes served by Caddy` },
+        : !service.state.listening
+          ? { status: 'degraded', message: `Caddy cannot serve the routes: ${service.state.error}` }
+          : { status: 'ok', message: `${service.list().filter((r) => r.enabled).length} routes served by Caddy` },
     )
 
     const admin = { role: 'admin' } as const

@@ -33,7 +33,7 @@ const view = (r: RouteRow): RouteView => ({
  * and the reconciliation loop pushes once it answers again (or has come back empty).
  */
 export function proxyService(api: HearthApi, store: RouteStore) {
-  const state = { reachable: null as boolean | null, error: null as string | null, pushedAt: null as string | null }
+  const state = { reachable: null as boolean | null, listening: true, error: null as string | null, pushedAt: null as string | null }
   let queue: Promise<unknown> = Promise.resolve()
   /** Whether Caddy holds routes of ours (then an empty set must be pushed too, to remove them). */
   let served = false
@@ -56,10 +56,13 @@ export function proxyService(api: HearthApi, store: RouteStore) {
         d.apply(routes.map((r) => ({ id: r.id, domain: r.domain, target: r.target, ssl: r.ssl === 1 }))),
       )
       for (const r of store.list()) store.setError(r.id, refused.find((x) => x.id === r.id)?.error ?? null)
-      Object.assign(state, { reachable: true, error: null, pushedAt: iso() })
+      Object.assign(state, { reachable: true, listening: true, error: null, pushedAt: iso() })
       served = routes.length > 0
     } catch (err) {
-      Object.assign(state, { reachable: false, error: (err as Error).message })
+      // Unreachable, or reachable but unable to listen: either way nothing is served, and health says why.
+      const portError = (err as Error).name === 'ProxyPortError'
+      Object.assign(state, { reachable: portError, listening: !portError, error: (err as Error).message })
+      if (portError) for (const r of routes) store.setError(r.id, (err as Error).message)
     }
   }
   const push = () => enqueue(pushNow)

@@ -23,6 +23,11 @@ export function adminListen(e: AdminEndpoint): string {
 
 export class CaddyUnreachable extends Error {}
 
+/** Caddy answers, but cannot listen on the proxy's ports. */
+export class ProxyPortError extends Error {
+  override name = 'ProxyPortError'
+}
+
 /** One admin API call; the status and body, or CaddyUnreachable when nothing answers. */
 export function admin(
   e: AdminEndpoint,

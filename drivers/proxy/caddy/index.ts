@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type DriverContext, defineDriver } from '../../../core/plugin-api.js'
 import type { ApplyResult, ProxyDriver, ProxyRoute } from '../driver.js'
-import { admin, adminListen, CaddyUnreachable, parseAdmin } from './admin.js'
+import { admin, adminListen, CaddyUnreachable, parseAdmin, ProxyPortError } from './admin.js'
 import { type CaddySettings, caddyConfig } from './config.js'
 
 /**
@@ -36,6 +36,9 @@ function createCaddy(ctx: DriverContext): ProxyDriver {
         pushed = all.hash
         return { refused: [] }
       }
+      // A port Caddy cannot listen on refuses every route alike: say so once instead of blaming each.
+      const port = portProblem(all.error)
+      if (port) throw new ProxyPortError(port)
       const good: ProxyRoute[] = []
       const refused: ApplyResult['refused'] = []
       for (const route of routes) {
@@ -66,6 +69,15 @@ function createCaddy(ctx: DriverContext): ProxyDriver {
       return (JSON.parse(res.text) as { root_certificate: string }).root_certificate
     },
   }
+}
+
+/** Caddy's listener errors, in words an appliance owner can act on. */
+function portProblem(error: string): string | null {
+  const m = /listen(?:ing)? (?:tcp|udp)\S* [^:]*:(\d{1,5}): bind: (address already in use|permission denied)/.exec(error)
+  if (!m) return null
+  return m[2] === 'address already in use'
+    ? `port ${m[1]} is already in use by another program: stop it, or set HEARTH_PROXY_HTTP_PORT / HEARTH_PROXY_HTTPS_PORT`
+    : `Caddy may not listen on port ${m[1]} (ports below 1024 need CAP_NET_BIND_SERVICE)`
 }
 
 export default defineDriver<ProxyDriver>({

@@ -160,3 +160,30 @@ t.test('without Caddy and without routes the daemon stays healthy', async (t) =>
   const health = (await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data
   t.equal(health.components.proxy.status, 'ok')
 })
+
+t.test('a proxy port taken by another program: one clear error on every route and in health, never a 500', async (t) => {
+  const blocker = createServer((_req, res) => res.end('someone else'))
+  const [adminPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()]
+  await new Promise<void>((r) => blocker.listen(httpPort, r))
+  t.teardown(() => blocker.close())
+  await startCaddy(t, adminPort)
+  const app = await build(t, {
+    env: {
+      HEARTH_CADDY_ADMIN: `http://127.0.0.1:${adminPort}`,
+      HEARTH_PROXY_HTTP_PORT: String(httpPort),
+      HEARTH_PROXY_HTTPS_PORT: String(httpsPort),
+    },
+  })
+  const o = await owner(app)
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/hal/network/proxy/routes',
+    headers: auth(o.token),
+    payload: { domain: 'app.home.test', target: 'http://127.0.0.1:9' },
+  })
+  t.equal(res.statusCode, 201, 'the route is kept')
+  t.match(res.json().data.error, new RegExp(`port ${httpPort} is already in use by another program`))
+  const health = (await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.proxy
+  t.equal(health.status, 'degraded')
+  t.match(health.message, /already in use/)
+})
