@@ -7,6 +7,8 @@ export interface ProxyRoute {
   /** http(s)://host[:port] */
   target: string
   ssl: boolean
+  /** A certificate Hearth obtained itself (DNS-01); the proxy serves it instead of getting one. */
+  certificate?: { pem: string; key: string }
 }
 
 export interface ApplyResult {

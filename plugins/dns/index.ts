@@ -10,6 +10,7 @@ import { zoneRoutes } from './routes/zones.js'
 import { createDnsServer } from './server/index.js'
 import { createContext } from './services/context.js'
 import { createServices } from './services/index.js'
+import { challengeHandlers } from './services/challenges.js'
 import { PROVIDER_ERROR } from './services/providers.js'
 import { publishAll } from './services/zone-data.js'
 
@@ -61,6 +62,7 @@ export default definePlugin(
     if (ctx.zones.authoritative().some((z) => z.propagation_status !== 'verified')) ensureNsPolling()
     services.ddns.attach(api.cron.schedule('dns-ddns', config.ddnsCron, () => services.ddns.check().then(() => undefined)))
 
+    for (const off of challengeHandlers(ctx)) api.onClose(off)
     api.onClose(() => server.stop())
     if (config.port !== 0) {
       const started = await server.start()

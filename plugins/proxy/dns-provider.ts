@@ -79,6 +79,28 @@ export function dnsProviderService(api: HearthApi<typeof ProxyConfig>) {
       return view(get.get() as Row)
     },
 
+    /** Whether the integration's zone holds this name. */
+    covers(name: string): boolean {
+      const zone = (get.get() as Row | undefined)?.zone
+      return Boolean(zone && (name === zone || name.endsWith(`.${zone}`)))
+    },
+
+    /** Writes a DNS-01 TXT record at the provider; answers how to remove it, or null when the name is not in the zone. */
+    async addChallenge(name: string, value: string): Promise<(() => Promise<void>) | null> {
+      const row = get.get() as Row | undefined
+      if (!row?.zone || !(name === row.zone || name.endsWith(`.${row.zone}`))) return null
+      const client = driver(row.provider, JSON.parse(api.secrets.decrypt(row.credentials)) as Record<string, string>)
+      const zone = (await viaProvider(() => client.listZones())).find((z) => z.name === row.zone)
+      if (!zone) return null
+      const relative = name === row.zone ? '@' : name.slice(0, -(row.zone.length + 1))
+      const record = await viaProvider(() =>
+        client.createRecord(zone, { type: 'TXT', name: relative, content: value, ttl: 60, priority: null, proxied: false }),
+      )
+      return async () => {
+        await client.deleteRecord(zone, record.id).catch(() => undefined)
+      }
+    },
+
     /** The records of the configured zone, as the provider holds them. */
     async records(): Promise<ProviderRecord[]> {
       const row = get.get() as Row | undefined
@@ -91,3 +113,5 @@ export function dnsProviderService(api: HearthApi<typeof ProxyConfig>) {
     },
   }
 }
+
+export type DnsProviderService = ReturnType<typeof dnsProviderService>

@@ -5,6 +5,7 @@ import { ProxyConfig } from './config.js'
 import { proxyService } from './service.js'
 import { localCa, sslStatus } from './ssl.js'
 import { dnsProviderService } from './dns-provider.js'
+import { dns01Service } from './dns01.js'
 import { subdomainService } from './subdomain.js'
 import { routeStore } from './store.js'
 
@@ -100,9 +101,13 @@ export default definePlugin(
       acmeEmail: c.acmeEmail,
       acmeCaRoot: c.acmeCaRoot,
     })
-    const service = proxyService(api, routeStore(api.db))
+    const dnsProvider = dnsProviderService(api)
+    const dns01 = dns01Service(api, dnsProvider)
+    const service = proxyService(api, routeStore(api.db), dns01)
     // Pushed on start and whenever Caddy stops serving the last push (a restarted Caddy comes back empty).
-    void service.push()
+    void service.push().then(() => service.certifyAll())
+    // DNS-01 certificates are renewed a month before they end (Caddy renews the ones it manages).
+    api.cron.schedule('proxy-dns01-renew', '17 3 * * *', () => service.certifyAll(dns01.due()))
     const timer = setInterval(() => void service.reconcile(), c.reconcileMs)
     timer.unref()
     api.onClose(() => clearInterval(timer))
@@ -133,7 +138,7 @@ export default definePlugin(
       async (req) => service.update(req.params.id, req.body),
     )
     app.get('/hal/network/ssl/status', { schema: { tags, response: { 200: ListOf(SslEntry) } }, config: { envelope: 'list' } }, async () =>
-      everything(await sslStatus(api, service)),
+      everything(await sslStatus(api, service, dns01)),
     )
     app.get('/hal/network/ssl/ca', { schema: { tags, response: { 200: Single(Ca) } } }, async (req, reply) => {
       const ca = await localCa(api)
@@ -145,7 +150,6 @@ export default definePlugin(
           .send(ca.pem as never)
       return ca
     })
-    const dnsProvider = dnsProviderService(api)
     app.get('/proxy/dns-provider/config', { config: admin, schema: { tags, response: { 200: Single(ProviderConfig) } } }, async () =>
       dnsProvider.config(),
     )

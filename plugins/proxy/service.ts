@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { type HearthApi, HttpError } from '../../core/plugin-api.js'
 import type { ProxyDriver } from '../../drivers/proxy/driver.js'
+import type { Dns01Service } from './dns01.js'
 import type { RouteRow, RouteStore } from './store.js'
 import { normalizeDomain, normalizeTarget } from './validate.js'
 
@@ -32,7 +33,7 @@ const view = (r: RouteRow): RouteView => ({
  * time. When the proxy is unreachable the change is still kept and answered, health says degraded,
  * and the reconciliation loop pushes once it answers again (or has come back empty).
  */
-export function proxyService(api: HearthApi, store: RouteStore) {
+export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Service) {
   const state = { reachable: null as boolean | null, listening: true, error: null as string | null, pushedAt: null as string | null }
   let queue: Promise<unknown> = Promise.resolve()
   /** Whether Caddy holds routes of ours (then an empty set must be pushed too, to remove them). */
@@ -53,7 +54,15 @@ export function proxyService(api: HearthApi, store: RouteStore) {
     if (routes.length === 0 && !served) return
     try {
       const { refused } = await api.hal.with<ProxyDriver, { refused: Array<{ id: string; error: string }> }>('proxy', (d) =>
-        d.apply(routes.map((r) => ({ id: r.id, domain: r.domain, target: r.target, ssl: r.ssl === 1 }))),
+        d.apply(
+          routes.map((r) => ({
+            id: r.id,
+            domain: r.domain,
+            target: r.target,
+            ssl: r.ssl === 1,
+            certificate: (r.ssl === 1 && dns01.held(r.domain)) || undefined,
+          })),
+        ),
       )
       for (const r of store.list()) store.setError(r.id, refused.find((x) => x.id === r.id)?.error ?? null)
       Object.assign(state, { reachable: true, listening: true, error: null, pushedAt: iso() })
@@ -66,6 +75,12 @@ export function proxyService(api: HearthApi, store: RouteStore) {
     }
   }
   const push = () => enqueue(pushNow)
+
+  /** An HTTPS route Hearth must get the certificate for itself (DNS-01): issued in the background, then pushed. */
+  const certify = async (row: RouteRow): Promise<void> => {
+    if (row.ssl !== 1 || row.enabled !== 1 || dns01.held(row.domain) || !(await dns01.wanted(row.domain))) return
+    void dns01.obtain(row.domain, push)
+  }
 
   const find = (id: string) => {
     const row = store.get(id)
@@ -80,6 +95,13 @@ export function proxyService(api: HearthApi, store: RouteStore) {
   return {
     state,
     push,
+    /** Starts the DNS-01 issuances that are missing (start) or due (the renewal job). */
+    async certifyAll(renew: string[] = []): Promise<void> {
+      for (const row of store.list()) {
+        if (renew.includes(row.domain) && row.ssl === 1 && row.enabled === 1) void dns01.obtain(row.domain, push)
+        else await certify(row)
+      }
+    },
     list: () => store.list().map(view),
     async create(body: { domain: string; target: string; ssl?: boolean; enabled?: boolean }): Promise<RouteView> {
       const domain = normalizeDomain(body.domain)
@@ -98,6 +120,7 @@ export function proxyService(api: HearthApi, store: RouteStore) {
       }
       store.insert(row)
       await push()
+      await certify(row)
       const created = view(find(row.id))
       emit('created', created)
       return created
@@ -117,6 +140,7 @@ export function proxyService(api: HearthApi, store: RouteStore) {
       }
       store.update(row)
       await push()
+      await certify(row)
       const updated = view(find(id))
       emit('updated', updated)
       return updated

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto'
 import { type HearthApi, HttpError } from '../../core/plugin-api.js'
 import type { ProxyDriver } from '../../drivers/proxy/driver.js'
+import type { Dns01Service } from './dns01.js'
 import type { ProxyService } from './service.js'
 
 export interface SslEntry {
@@ -39,12 +40,19 @@ const commonName = (name: string) =>
  * `pending` before the first issuance, `error` with the reason while Caddy refuses the route or
  * cannot be reached.
  */
-export async function sslStatus(api: HearthApi, proxy: ProxyService): Promise<SslEntry[]> {
+export async function sslStatus(api: HearthApi, proxy: ProxyService, dns01: Dns01Service): Promise<SslEntry[]> {
   const routes = proxy.list().filter((r) => r.ssl && r.enabled)
   return Promise.all(
     routes.map(async (route): Promise<SslEntry> => {
-      const pem = await api.hal.with<ProxyDriver, string | null>('proxy', (d) => d.certificate(route.domain)).catch(() => null)
-      const problem = route.error ?? (proxy.state.reachable === false ? `Caddy is unreachable: ${proxy.state.error}` : null)
+      // A certificate Hearth obtained itself (DNS-01) first, else the one Caddy manages.
+      const own = dns01.status(route.domain)
+      const pem =
+        own?.pem ??
+        (own ? null : await api.hal.with<ProxyDriver, string | null>('proxy', (d) => d.certificate(route.domain)).catch(() => null))
+      const problem =
+        route.error ??
+        (own && !own.pem && !own.issuing ? own.error : null) ??
+        (proxy.state.reachable === false ? `Caddy is unreachable: ${proxy.state.error}` : null)
       if (!pem) {
         const status = problem ? 'error' : 'pending'
         return {

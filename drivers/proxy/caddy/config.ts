@@ -50,9 +50,18 @@ export function caddyConfig(routes: ProxyRoute[], s: CaddySettings): { config: o
   const servers: Record<string, object> = {
     hearth_http: { listen: [`:${s.httpPort}`], automatic_https: { disable: true }, routes: [...plain.map(route), notFound] },
   }
-  if (secure.length) servers.hearth_https = { listen: [`:${s.httpsPort}`], routes: [...secure.map(route), notFound] }
-  const publicNames = secure.filter((r) => !lanOnly(r.domain)).map((r) => r.domain)
-  const localNames = secure.filter((r) => lanOnly(r.domain)).map((r) => r.domain)
+  const own = secure.filter((r) => r.certificate)
+  const managed = secure.filter((r) => !r.certificate)
+  if (secure.length) {
+    servers.hearth_https = {
+      listen: [`:${s.httpsPort}`],
+      routes: [...secure.map(route), notFound],
+      // Names Hearth holds a certificate for (DNS-01) are served with it, not managed by Caddy.
+      ...(own.length ? { automatic_https: { skip_certificates: own.map((r) => r.domain) } } : {}),
+    }
+  }
+  const publicNames = managed.filter((r) => !lanOnly(r.domain)).map((r) => r.domain)
+  const localNames = managed.filter((r) => lanOnly(r.domain)).map((r) => r.domain)
   const policies = [
     ...(publicNames.length
       ? [
@@ -76,9 +85,14 @@ export function caddyConfig(routes: ProxyRoute[], s: CaddySettings): { config: o
     storage: { module: 'file_system', root: s.storageRoot },
     apps: {
       http: { http_port: s.httpPort, https_port: s.httpsPort, servers },
-      ...(policies.length
-        ? { tls: { automation: { policies } }, pki: { certificate_authorities: { local: { install_trust: false } } } }
-        : {}),
+      tls: {
+        ...(policies.length ? { automation: { policies } } : {}),
+        ...(own.length
+          ? { certificates: { load_pem: own.map((r) => ({ certificate: r.certificate?.pem, key: r.certificate?.key, tags: ['hearth'] })) } }
+          : {}),
+      },
+      // The local CA always runs (GET /pki/ca/local serves its root) and never touches the system's trust store.
+      pki: { certificate_authorities: { local: { install_trust: false } } },
     },
   }
   const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16)

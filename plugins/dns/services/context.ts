@@ -15,6 +15,8 @@ export interface DnsContext {
   accounts: AccountStore
   ddns: DdnsStore
   server: DnsServer
+  /** ACME DNS-01 TXT values served beside the stored records, by owner name (challenges.ts). */
+  challenges: Map<string, string[]>
   /** ISO time from the injectable clock. */
   iso(ms?: number): string
   transaction<T>(fn: () => T): T
@@ -25,6 +27,7 @@ export function createContext(api: HearthApi, config: DnsConfig, server: DnsServ
     api,
     config,
     server,
+    challenges: new Map(),
     zones: zoneStore(api.db),
     records: recordStore(api.db),
     accounts: accountStore(api.db),

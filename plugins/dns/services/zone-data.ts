@@ -60,10 +60,17 @@ export function publish(ctx: DnsContext, zone: ZoneRow): void {
  */
 export function publishNames(ctx: DnsContext, zone: ZoneRow, names: string[]): void {
   if (zone.mode !== 'authoritative') return
-  const owners = [...new Set(names)].map((name) => ({
-    name: fqdn(name, zone.zone),
-    records: toZoneData(zone, ctx.records.byName(zone.id, name)).records,
-  }))
+  const owners = [...new Set(names)].map((name) => {
+    const owner = fqdn(name, zone.zone)
+    const challenges = (ctx.challenges.get(owner) ?? []).map((content) => ({
+      name: owner,
+      type: 'TXT' as const,
+      ttl: 60,
+      content,
+      priority: null,
+    }))
+    return { name: owner, records: [...toZoneData(zone, ctx.records.byName(zone.id, name)).records, ...challenges] }
+  })
   if (!ctx.server.patchZone(zone.zone, zone.serial, owners)) publish(ctx, zone)
 }
 
