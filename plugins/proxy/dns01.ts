@@ -120,6 +120,19 @@ export function dns01Service(api: HearthApi<typeof ProxyConfig>, provider: DnsPr
       return run
     },
 
+    /** Keeps a certificate obtained elsewhere (Tailscale's `tailscale cert`) to serve like an issued one. */
+    adopt(domain: string, pem: string, key: string): void {
+      const cert = new X509Certificate(pem)
+      save.run({
+        domain,
+        certificate: pem,
+        private_key: api.secrets.encrypt(key),
+        not_after: new Date(Date.parse(cert.validTo)).toISOString(),
+        error: null,
+        updated_at: iso(),
+      })
+    },
+
     /** The certificate and key Hearth holds for a domain, for Caddy. */
     held(domain: string): { pem: string; key: string } | null {
       const row = get.get(domain) as CertRow | undefined

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Type } from '@sinclair/typebox'
 import { definePlugin, IdParams, ListOf, Nullable, Single, Timestamp, everything } from '../../core/plugin-api.js'
 import caddy from '../../drivers/proxy/caddy/index.js'
@@ -106,6 +107,13 @@ export default definePlugin(
     const service = proxyService(api, routeStore(api.db), dns01)
     // Pushed on start and whenever Caddy stops serving the last push (a restarted Caddy comes back empty).
     void service.push().then(() => service.certifyAll())
+    // A Tailscale certificate (POST /hal/network/vpn/generate-cert) is served for routes of its name.
+    const offCert = api.events.on('vpn.cert.generated', async (event) => {
+      const { domain, cert_path, key_path } = event.data as { domain: string; cert_path: string; key_path: string }
+      dns01.adopt(domain, readFileSync(cert_path, 'utf8'), readFileSync(key_path, 'utf8'))
+      await service.push()
+    })
+    api.onClose(offCert)
     // DNS-01 certificates are renewed a month before they end (Caddy renews the ones it manages).
     api.cron.schedule('proxy-dns01-renew', '17 3 * * *', () => service.certifyAll(dns01.due()))
     const timer = setInterval(() => void service.reconcile(), c.reconcileMs)

@@ -67,7 +67,12 @@ export default definePlugin(
           req.body ??= {}
         },
       },
-      async (req) => vpn((d) => d.generateCert(req.body.domain ?? null)),
+      async (req) => {
+        const cert = await vpn((d) => d.generateCert(req.body.domain ?? null))
+        // The proxy plugin, when loaded, serves the pair for routes of that name (event contract: vpn.cert.generated).
+        await api.events.emitAndWait('vpn.cert.generated', { userId: null, data: cert })
+        return cert
+      },
     )
   },
 )

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { auth, build, owner, recordEvents } from '../../../test/helper.js'
+import { startPorkbun } from '../../../drivers/dns-providers/porkbun/test/server.js'
 import { freePort } from '../../dns/test/support.js'
 import { httpsGet, pebbleRoot, startPebbleAndCaddy, testCa, until } from './tls-support.js'
 
@@ -103,4 +104,60 @@ t.test('a wildcard certificate through Hearth’s own DNS, checked by pebble', a
   )
   const challenge = await app.inject({ method: 'GET', url: `/api/v1/dns/zones/${zone.json().data.id}/records`, headers: h })
   t.notMatch(challenge.body, /_acme-challenge/, 'the challenge never became a stored record')
+})
+
+t.test('DNS-01 through the DNS-provider integration: the TXT is written at the provider, then removed', async (t) => {
+  t.setTimeout(120_000)
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-dns01p-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  await testCa(dir)
+  const [acmePort, mgmtPort, adminPort, httpPort, httpsPort] = await Promise.all(Array.from({ length: 5 }, () => freePort()))
+  // The provider's local server answers its API, not DNS: pebble is told every challenge is valid here.
+  startPebbleAndCaddy(t, dir, { acmePort, mgmtPort, adminPort, httpPort, httpsPort })
+  const keys = { apikey: 'pk1_dns01_provider_0001', secretapikey: 'sk1_dns01_provider_0002' }
+  const porkbun = await startPorkbun(keys, { 'provider.example': [] })
+  t.teardown(() => porkbun.close())
+  const app = await build(t, {
+    env: {
+      HEARTH_CADDY_ADMIN: `http://127.0.0.1:${adminPort}`,
+      HEARTH_PROXY_HTTP_PORT: String(httpPort),
+      HEARTH_PROXY_HTTPS_PORT: String(httpsPort),
+      HEARTH_ACME_DIRECTORY: `https://127.0.0.1:${acmePort}/dir`,
+      HEARTH_ACME_CA_ROOT: join(dir, 'ca.pem'),
+      HEARTH_PORKBUN_API_URL: porkbun.url,
+      HEARTH_PROXY_RECONCILE_MS: '200',
+    },
+  })
+  const h = auth((await owner(app)).token)
+  const configured = await app.inject({
+    method: 'PUT',
+    url: '/api/v1/proxy/dns-provider/config',
+    headers: h,
+    payload: { provider: 'porkbun', credentials: keys, zone: 'provider.example' },
+  })
+  t.equal(configured.statusCode, 200, configured.body)
+  const route = await app.inject({
+    method: 'POST',
+    url: '/api/v1/hal/network/proxy/routes',
+    headers: h,
+    payload: { domain: '*.provider.example', target: 'http://127.0.0.1:9', ssl: true },
+  })
+  t.equal(route.statusCode, 201)
+  const status = await until(
+    async () =>
+      (await app.inject({ method: 'GET', url: '/api/v1/hal/network/ssl/status', headers: h })).json().data[0] as { status: string },
+    (entry) => entry?.status === 'valid' || entry?.status === 'error',
+    60_000,
+  )
+  t.match(status, { status: 'valid', issuer: /Pebble/ })
+  const writes = porkbun.requests.map((r) => r.path).filter((p) => /dns\/(create|delete)/.test(p))
+  t.ok(
+    writes.some((p) => p.includes('/dns/create/provider.example')),
+    'the TXT was created at the provider',
+  )
+  t.ok(
+    writes.some((p) => p.includes('/dns/delete/provider.example')),
+    'and removed after',
+  )
+  t.same(porkbun.state.records('provider.example') ?? [], [], 'nothing left behind')
 })

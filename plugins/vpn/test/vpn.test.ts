@@ -72,7 +72,7 @@ t.test('no CLI: status says installed false, actions answer 503', async (t) => {
 })
 
 t.test('login answers the auth URL while the CLI waits; logout and certificates; vpn.changed', async (t) => {
-  const { app, call, setState } = await vpnApp(t, 'NeedsLogin')
+  const { app, o, call, setState } = await vpnApp(t, 'NeedsLogin', { HEARTH_CADDY_ADMIN: 'http://127.0.0.1:1' })
   const events = recordEvents(app, 'vpn.changed')
   const login = await call('POST', '/login')
   t.equal(login.statusCode, 200)
@@ -86,6 +86,20 @@ t.test('login answers the auth URL while the CLI waits; logout and certificates;
   t.equal(cert.json().data.domain, 'hearth-nas.tail1234.ts.net', 'the node’s own DNS name by default')
   t.ok(existsSync(cert.json().data.cert_path) && existsSync(cert.json().data.key_path), 'the pair is in the data folder')
   t.match(readFileSync(cert.json().data.cert_path, 'utf8'), /BEGIN CERTIFICATE/)
+  const route = await app.inject({
+    method: 'POST',
+    url: '/api/v1/hal/network/proxy/routes',
+    headers: auth(o.token),
+    payload: { domain: 'hearth-nas.tail1234.ts.net', target: 'http://127.0.0.1:9', ssl: true },
+  })
+  t.equal(route.statusCode, 201)
+  await call('POST', '/generate-cert')
+  const ssl = (await app.inject({ method: 'GET', url: '/api/v1/hal/network/ssl/status', headers: auth(o.token) })).json().data
+  t.match(
+    ssl[0],
+    { domain: 'hearth-nas.tail1234.ts.net', status: 'valid', issuer: 'hearth-nas.tail1234.ts.net' },
+    'the pair is handed to the proxy',
+  )
   t.equal(
     (await call('POST', '/generate-cert', undefined, { domain: '../../etc/passwd' })).statusCode,
     400,
