@@ -24,6 +24,8 @@ export interface ProxyDriver extends DriverInstance {
   inStep(): Promise<boolean>
   /** The PEM certificate the proxy holds for a domain, or null before issuance. */
   certificate(domain: string): Promise<string | null>
+  /** The last issuance failure per domain that has not been followed by a success. */
+  issuanceErrors(): Promise<Map<string, string>>
   /** The root of the proxy's own CA (for LAN names), PEM. */
   localCa(): Promise<string>
 }

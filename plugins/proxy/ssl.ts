@@ -42,6 +42,9 @@ const commonName = (name: string) =>
  */
 export async function sslStatus(api: HearthApi, proxy: ProxyService, dns01: Dns01Service): Promise<SslEntry[]> {
   const routes = proxy.list().filter((r) => r.ssl && r.enabled)
+  const failures = await api.hal
+    .with<ProxyDriver, Map<string, string>>('proxy', (d) => d.issuanceErrors())
+    .catch(() => new Map<string, string>())
   return Promise.all(
     routes.map(async (route): Promise<SslEntry> => {
       // A certificate Hearth obtained itself (DNS-01) first, else the one Caddy manages.
@@ -52,6 +55,7 @@ export async function sslStatus(api: HearthApi, proxy: ProxyService, dns01: Dns0
       const problem =
         route.error ??
         (own && !own.pem && !own.issuing ? own.error : null) ??
+        (!own && !pem ? (failures.get(route.domain) ?? null) : null) ??
         (proxy.state.reachable === false ? `Caddy is unreachable: ${proxy.state.error}` : null)
       if (!pem) {
         const status = problem ? 'error' : 'pending'

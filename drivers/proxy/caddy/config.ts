@@ -83,6 +83,16 @@ export function caddyConfig(routes: ProxyRoute[], s: CaddySettings): { config: o
   const body = {
     admin: { listen: s.adminListen },
     storage: { module: 'file_system', root: s.storageRoot },
+    // Caddy's admin API says nothing of failed issuances: its TLS loggers write them where Hearth reads them.
+    logging: {
+      logs: {
+        hearth_tls: {
+          writer: { output: 'file', filename: `${s.storageRoot}/tls.log`, roll_size_mb: 1, roll_keep: 1 },
+          encoder: { format: 'json' },
+          include: ['tls.obtain', 'tls.issuance.acme'],
+        },
+      },
+    },
     apps: {
       http: { http_port: s.httpPort, https_port: s.httpsPort, servers },
       tls: {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type DriverContext, defineDriver } from '../../../core/plugin-api.js'
 import type { ApplyResult, ProxyDriver, ProxyRoute } from '../driver.js'
@@ -63,12 +63,44 @@ function createCaddy(ctx: DriverContext): ProxyDriver {
         .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
       return found[0] ? readFileSync(found[0], 'utf8') : null
     },
+    async issuanceErrors() {
+      return issuanceErrors(join(settings.storageRoot, 'tls.log'))
+    },
     async localCa() {
       const res = await admin(endpoint, 'GET', '/pki/ca/local')
       if (res.status !== 200) throw new CaddyUnreachable(`Caddy has no local CA yet (${res.status})`)
       return (JSON.parse(res.text) as { root_certificate: string }).root_certificate
     },
   }
+}
+
+/**
+ * The latest failure per domain from the tail of Caddy's TLS log (JSON lines: `identifier`, `error`),
+ * dropped once a later line says that domain's certificate was obtained. At most 256 KiB is read.
+ */
+function issuanceErrors(file: string): Map<string, string> {
+  const errors = new Map<string, string>()
+  if (!existsSync(file)) return errors
+  const size = statSync(file).size
+  const fd = openSync(file, 'r')
+  const buffer = Buffer.alloc(Math.min(size, 256 * 1024))
+  try {
+    readSync(fd, buffer, 0, buffer.length, size - buffer.length)
+  } finally {
+    closeSync(fd)
+  }
+  for (const line of buffer.toString('utf8').split('\n')) {
+    let entry: { identifier?: string; error?: string; msg?: string }
+    try {
+      entry = JSON.parse(line)
+    } catch {
+      continue
+    }
+    if (!entry.identifier) continue
+    if (entry.msg === 'certificate obtained successfully') errors.delete(entry.identifier)
+    else if (entry.error && entry.msg === 'could not get certificate from issuer') errors.set(entry.identifier, entry.error.slice(0, 500))
+  }
+  return errors
 }
 
 /** Caddy's listener errors, in words an appliance owner can act on. */

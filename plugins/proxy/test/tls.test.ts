@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { auth, build, owner } from '../../../test/helper.js'
 import { freePort } from '../../dns/test/support.js'
-import { httpsGet, pebbleRoot, startPebbleAndCaddy, testCa, until } from './tls-support.js'
+import { httpsGet, pebbleRoot, spawnKept, startPebbleAndCaddy, testCa, until } from './tls-support.js'
 
 /**
  * HTTPS routes get real certificates: Debian's pebble (an RFC 8555 ACME test server) issues them to
@@ -87,4 +87,42 @@ t.test('an ssl route gets a certificate from pebble through Caddy; SSL status an
   const pemFile = await call('/ssl/ca', { headers: { accept: 'application/x-pem-file' } })
   t.equal(pemFile.headers['content-type'], 'application/x-pem-file')
   t.equal(pemFile.body, ca.json().data.pem, 'the raw PEM on request')
+})
+
+t.test('an ACME failure shows in SSL status with Caddy’s reason, not as a silent pending', async (t) => {
+  t.setTimeout(60_000)
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-tlsfail-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const [adminPort, httpPort, httpsPort, closed] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+  writeFileSync(join(dir, 'caddy.json'), JSON.stringify({ admin: { listen: `127.0.0.1:${adminPort}` } }))
+  spawnKept(t, 'caddy', ['run', '--config', join(dir, 'caddy.json')], {
+    XDG_DATA_HOME: join(dir, 'xdg'),
+    XDG_CONFIG_HOME: join(dir, 'xdg'),
+  })
+  const app = await build(t, {
+    env: {
+      HEARTH_CADDY_ADMIN: `http://127.0.0.1:${adminPort}`,
+      HEARTH_PROXY_HTTP_PORT: String(httpPort),
+      HEARTH_PROXY_HTTPS_PORT: String(httpsPort),
+      HEARTH_ACME_DIRECTORY: `https://127.0.0.1:${closed}/dir`,
+      HEARTH_PROXY_RECONCILE_MS: '200',
+    },
+  })
+  const h = auth((await owner(app)).token)
+  await app.inject({
+    method: 'POST',
+    url: '/api/v1/hal/network/proxy/routes',
+    headers: h,
+    payload: { domain: 'app.example.net', target: 'http://127.0.0.1:9', ssl: true },
+  })
+  const entry = await until(
+    async () =>
+      (await app.inject({ method: 'GET', url: '/api/v1/hal/network/ssl/status', headers: h })).json().data[0] as {
+        status: string
+        error: string | null
+      },
+    (e) => e?.status === 'error',
+    30_000,
+  )
+  t.match(entry, { status: 'error', error: /connection refused|127\.0\.0\.1/ }, 'the reason Caddy logged')
 })
