@@ -13,7 +13,7 @@ export type TestApp = FastifyInstance & { dataDir: string; systemToken: string; 
 
 /**
  * An app on a fresh temporary data folder, closed and removed in teardown.
- * The DNS server is off unless the test sets HEARTH_DNS_PORT.
+ * The DNS server is off unless the test sets HEARTH_DNS_PORT; Caddy is unreachable unless it sets HEARTH_CADDY_ADMIN.
  */
 export async function build(
   t: TestContext,
@@ -24,6 +24,8 @@ export async function build(
     HEARTH_DATA_DIR: dataDir,
     HEARTH_LOG_LEVEL: 'silent',
     HEARTH_DNS_PORT: '0',
+    // Never the machine's own Caddy (127.0.0.1:2019): a test that wants one starts it and says where.
+    HEARTH_CADDY_ADMIN: 'http://127.0.0.1:1',
     HEARTH_PLUGINS_DIR: '',
     ...opts.env,
   }
