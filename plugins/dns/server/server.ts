@@ -217,7 +217,15 @@ class AuthoritativeServer implements DnsServer {
    */
   private serveTcp(socket: net.Socket): void {
     this.connections.add(socket)
-    socket.setTimeout(TCP_IDLE_MS, () => socket.destroy())
+    // The idle clock restarts only on progress (a whole query read, answers drained), never on a stray
+    // byte: a client trickling a partial frame or garbage cannot hold one of the 256 connections forever.
+    const idleMs = this.opts.tcpIdleMs ?? TCP_IDLE_MS
+    let idle = setTimeout(() => socket.destroy(), idleMs)
+    const progress = () => {
+      clearTimeout(idle)
+      idle = setTimeout(() => socket.destroy(), idleMs)
+    }
+    socket.on('close', () => clearTimeout(idle))
     socket.on('error', () => socket.destroy())
     socket.on('close', () => this.connections.delete(socket))
     let pending: Buffer | null = null
@@ -230,6 +238,7 @@ class AuthoritativeServer implements DnsServer {
         if (buf.length - p - 2 < len) break
         const out = this.answer(buf.subarray(p + 2, p + 2 + len), true)
         p += 2 + len
+        progress()
         if (!out) continue
         const framed = Buffer.allocUnsafe(out.length + 2)
         framed.writeUInt16BE(out.length, 0)
@@ -241,6 +250,7 @@ class AuthoritativeServer implements DnsServer {
         this.tcpPaused++
         socket.pause()
         socket.once('drain', () => {
+          progress()
           socket.resume()
           work()
         })

@@ -73,6 +73,8 @@ export interface DnsServerOptions {
    */
   port: number
   log: DnsLogger
+  /** A TCP connection that completes no query for this long is closed (default 10 s). */
+  tcpIdleMs?: number
   /** Response rate limiting of UDP answers per source prefix (see rate-limit.ts); default 50/s, loopback exempt. */
   rateLimit?: RateLimitOptions
 }

@@ -156,3 +156,16 @@ t.test('answers after a CNAME: negative TTL, referral, wildcard CNAME (RFC 2308,
     'a synthesised CNAME is followed',
   )
 })
+
+t.test('a TCP client trickling bytes that never make a query is closed by the idle timer', async (t) => {
+  const { port } = await startServer(t, [exampleZone()], { tcpIdleMs: 300 })
+  const client = net.connect(port, '127.0.0.1')
+  await new Promise((resolve) => client.once('connect', resolve))
+  const closed = new Promise<boolean>((resolve) => client.once('close', () => resolve(true)))
+  client.write(Buffer.from([0x01, 0xff])) // a 511-byte frame announced, then one byte of it every 50 ms
+  const trickle = setInterval(() => client.write(Buffer.from([0])), 50)
+  const result = await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 3000))])
+  clearInterval(trickle)
+  client.destroy()
+  t.ok(result, 'closed although bytes kept arriving')
+})
