@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createGuard } from './auth/guards.js'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
 import { type ConfigSources, collectSources, loadCoreConfig } from './config.js'
 import { closeDatabase } from './db/sqlite.js'
-import { installErrorHandling, wrapHandler } from './envelope.js'
+import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
 import { registerOpenApi } from './openapi.js'
-import { PLUGIN_API_VERSION, type HearthApi, type HearthPlugin, type PluginInstance } from './plugin-api.js'
+import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
 import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
@@ -69,11 +68,12 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     trustProxy: 'loopback',
-  }).withTypeProvider<TypeBoxTypeProvider>()
+  }).withTypeProvider<HearthTypeProvider>()
 
   const services = createServices(config, sources, app.log, options)
   app.decorate('hearth', { ...services, plugins: [] as LoadedPlugin[], version: VERSION })
   app.decorateRequest('auth', null as never)
+  app.decorateRequest('userId', '')
   app.decorateRequest('svcSource', null)
 
   installValidators(app)
@@ -95,36 +95,8 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     request.svcSource = typeof source === 'string' && source.length <= 64 ? source : null
   })
 
-  await registerOpenApi(app, VERSION)
-
-  const guardDeps = { authenticate: services.authenticate, limiter: services.requestLimiter, hal: services.hal }
-  app.addHook('onRoute', (route) => {
-    // One config object shared with the plugin's own onRoute hook, which runs after this one and
-    // fills in its manifest defaults (scope, requires): the guard reads it when requests arrive.
-    const config = (route.config ??= {}) as NonNullable<typeof route.config>
-    if (config.auth !== false) {
-      const guard = createGuard(guardDeps, config)
-      route.onRequest = [guard, ...(route.onRequest ? [route.onRequest].flat() : [])]
-    }
-    wrapHandler(route, () => config.tier ?? services.config.tier)
-  })
-
-  await app.register(
-    async (api) => {
-      const child = api as unknown as PluginInstance
-      await healthRoutes(child, { services, version: VERSION, startedAt })
-      await authRoutes(child, {
-        service: services.authService,
-        users: services.users,
-        apiKeys: services.apiKeys,
-        tokens: services.tokens,
-        version: VERSION,
-        throttled: (name) => throttle(services.publicLimiter, name),
-        events: services.events,
-      })
-    },
-    { prefix: '/api/v1' },
-  )
+  const tags = new Map<string, string>()
+  await registerOpenApi(app, { version: VERSION, tags })
 
   const apiFor = (plugin: HearthPlugin, pluginConfig: unknown): HearthApi => ({
     version: PLUGIN_API_VERSION,
@@ -147,21 +119,54 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     onClose: (fn) => services.closers.push(fn),
   })
 
+  const pipeline = {
+    guard: { authenticate: services.authenticate, limiter: services.requestLimiter, hal: services.hal },
+    defaultTier: () => services.config.tier,
+    operationIds: new Map<string, string>(),
+  }
+  const loaderDeps = { sources, apiFor, pipeline, tags }
   const report = app.hearth.plugins
+  // The core's own routes take the plugins' path: same pipeline, same guards, same document.
+  const core = [
+    definePlugin(
+      {
+        name: 'health',
+        version: VERSION,
+        apiVersion: PLUGIN_API_VERSION,
+        prefix: '',
+        description: 'Liveness and the state of each component',
+      },
+      (api) => healthRoutes(api, { services, version: VERSION, startedAt }),
+    ),
+    definePlugin(
+      { name: 'auth', version: VERSION, apiVersion: PLUGIN_API_VERSION, prefix: '', description: 'Sign-in, sessions, users and API keys' },
+      (api) =>
+        authRoutes(api, {
+          service: services.authService,
+          users: services.users,
+          apiKeys: services.apiKeys,
+          tokens: services.tokens,
+          version: VERSION,
+          throttled: (name) => throttle(services.publicLimiter, name),
+          events: services.events,
+        }),
+    ),
+  ]
+  await loadPlugins(app, core, 'core', loaderDeps, report)
   const builtins =
     options.plugins ??
     (await discoverPlugins(new URL('../plugins/', import.meta.url).pathname)).map((d) => {
       if (!d.plugin) throw new Error(`built-in plugin ${d.dir} failed: ${d.error}`)
       return d.plugin
     })
-  await loadPlugins(app, builtins, 'builtin', { sources, apiFor }, report)
+  await loadPlugins(app, builtins, 'builtin', loaderDeps, report)
   for (const found of await discoverPlugins(config.pluginsDir)) {
     if (found.plugin) continue
     app.log.error({ plugin: found.dir }, `plugin ${found.dir} dropped: ${found.error}`)
     report.push({ name: found.dir, version: '?', source: 'third-party', status: 'failed', reason: found.error })
   }
   const thirdParty = (await discoverPlugins(config.pluginsDir)).flatMap((f) => (f.plugin ? [f.plugin] : []))
-  await loadPlugins(app, thirdParty, 'third-party', { sources, apiFor }, report)
+  await loadPlugins(app, thirdParty, 'third-party', loaderDeps, report)
 
   app.addHook('onClose', async () => {
     await services.scheduler.stopAll()

@@ -1,9 +1,7 @@
 import { drainBody } from './drain.js'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyError, FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { HttpError } from './errors.js'
-import type { TSchema } from '@sinclair/typebox'
-import { ErrorBody, ListEnvelope, type Page, SingleEnvelope, type Tier } from './schemas.js'
 
 type ErrorPayload = { error: { code: string; message: string; details?: Record<string, unknown> } }
 
@@ -86,51 +84,4 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody(new HttpError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)))
   })
-}
-
-/**
- * Wraps a route's handler so the route returns its record and the core
- * shapes the envelope: `{data}`, or `{data, meta, tier}` for lists.
- * A handler that sends the reply itself (files, redirects) is left alone.
- */
-// Fastify derives HEAD routes from GET routes after onRoute ran: never wrap twice.
-const wrapped = new WeakSet<object>()
-
-export function wrapHandler(route: RouteOptions, defaultTier: () => Tier): void {
-  const mode = route.config?.envelope ?? 'single'
-  wrapResponseSchemas(route, mode)
-  if (mode === 'none' || wrapped.has(route.handler)) return
-  const handler = route.handler
-  route.handler = async function enveloped(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    const result = await handler.call(this, request, reply)
-    if (result === reply || reply.sent) return reply
-    if (result === undefined) return reply.code(204).send()
-    if (mode === 'list') {
-      const page = result as Page<unknown>
-      const q = (request.query ?? {}) as { limit?: number; offset?: number }
-      return {
-        data: page.items,
-        meta: { total: page.total, limit: q.limit ?? page.items.length, offset: q.offset ?? 0 },
-        tier: request.auth?.tier ?? defaultTier(),
-      }
-    }
-    return { data: result }
-  }
-  wrapped.add(route.handler)
-}
-
-/** Rewrites the declared 2xx schemas into their enveloped form, and documents the error envelope. */
-function wrapResponseSchemas(route: RouteOptions, mode: 'single' | 'list' | 'none'): void {
-  const schema = route.schema as { response?: Record<string, TSchema>; hide?: boolean } | undefined
-  if (!schema || (schema.response && wrapped.has(schema.response))) return
-  const response: Record<string, TSchema> = {}
-  for (const [status, declared] of Object.entries(schema.response ?? {})) {
-    if (mode === 'none' || declared.$id === ErrorBody.$id) response[status] = declared
-    else if (mode === 'list') response[status] = ListEnvelope(declared.properties?.items?.items ?? declared)
-    else response[status] = SingleEnvelope(declared)
-  }
-  response['4XX'] ??= ErrorBody
-  response['5XX'] ??= ErrorBody
-  wrapped.add(response)
-  route.schema = { ...schema, response }
 }

@@ -5,7 +5,7 @@
  * See docs/plugins.md.
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { HearthTypeProvider } from './type-provider.js'
 import type Database from 'better-sqlite3'
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import type { AuthContext, RouteGuards } from './auth/context.js'
@@ -34,6 +34,8 @@ export interface PluginManifest<C extends TObject = TObject> {
   migrations?: string | URL
   /** This plugin's config slice. A property may carry `env: 'HEARTH_X'` to name its variable. */
   config?: C
+  /** Descriptions of the OpenAPI tags this plugin's routes use besides its name (the default tag). */
+  tags?: Record<string, string>
   /** Which API-key scopes reach this plugin's routes unless a route says otherwise. Default 'general'. */
   scope?: RouteGuards['scope']
 }
@@ -96,7 +98,7 @@ export type PluginInstance = FastifyInstance<
   RawRequestDefaultExpression,
   RawReplyDefaultExpression,
   FastifyBaseLogger,
-  TypeBoxTypeProvider
+  HearthTypeProvider
 >
 
 export interface HearthPlugin<C extends TObject = TObject> {
@@ -118,6 +120,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set on authenticated routes. */
     auth: AuthContext
+    /**
+     * The user whose data the request reads and writes: set by the guard on every
+     * authenticated route that needs a user context (the default); '' elsewhere.
+     */
+    userId: string
     /** Value of X-Svc-Source, for records' `source`. */
     svcSource: string | null
   }

@@ -8,13 +8,14 @@ import { ConfigError, type ConfigSources, readSlice } from './config.js'
 import { migrate, readMigrations } from './db/migrate.js'
 import { HttpError } from './errors.js'
 import { PLUGIN_API_VERSION, type HearthApi, type HearthPlugin, type PluginInstance } from './plugin-api.js'
+import { installRoutePipeline, type PipelineContext } from './route-pipeline.js'
 
 const NAME = /^[a-z][a-z0-9-]*$/
 
 export interface LoadedPlugin {
   name: string
   version: string
-  source: 'builtin' | 'third-party'
+  source: 'core' | 'builtin' | 'third-party'
   status: 'loaded' | 'failed'
   reason?: string
 }
@@ -73,12 +74,17 @@ export function orderByDependencies(plugins: HearthPlugin[]): HearthPlugin[] {
 export interface LoaderDeps {
   sources: ConfigSources
   apiFor: (plugin: HearthPlugin, config: unknown) => HearthApi
+  /** What every plugin's route pipeline shares (guard dependencies, operationIds). */
+  pipeline: Omit<PipelineContext, 'plugin' | 'defaults'>
+  /** Tag → description for the OpenAPI document, from the manifests. */
+  tags: Map<string, string>
 }
 
 /**
- * Registers plugins in dependency order, each encapsulated under /api/v1/<prefix>.
- * A built-in plugin that fails takes the start down (tests catch it); a
- * third-party one is logged and dropped, its routes answering 503.
+ * Registers plugins in dependency order, each encapsulated under /api/v1/<prefix>
+ * with its own route pipeline (manifest defaults, guard, envelope, contract).
+ * A core or built-in plugin that fails takes the start down (tests catch it);
+ * a third-party one is logged and dropped, its routes answering 503.
  */
 export async function loadPlugins(
   app: FastifyInstance,
@@ -91,7 +97,7 @@ export async function loadPlugins(
   for (const plugin of orderByDependencies(plugins)) {
     const name = plugin.manifest?.name ?? '(unnamed)'
     const fail = (reason: string) => {
-      if (source === 'builtin') throw new Error(`built-in plugin ${name} failed: ${reason}`)
+      if (source !== 'third-party') throw new Error(`${source === 'core' ? 'core' : 'built-in'} plugin ${name} failed: ${reason}`)
       app.log.error({ plugin: name }, `plugin ${name} dropped: ${reason}`)
       report.push({ name, version: plugin.manifest?.version ?? '?', source, status: 'failed', reason })
     }
@@ -108,7 +114,7 @@ export async function loadPlugins(
       if (m.migrations) migrate(api.db, m.name, readMigrations(m.migrations))
     } catch (err) {
       // A bad setting of a built-in plugin stops the start with the same one-line message as the core's.
-      if (source === 'builtin' && err instanceof ConfigError) throw err
+      if (source !== 'third-party' && err instanceof ConfigError) throw err
       fail((err as Error).message)
       continue
     }
@@ -116,12 +122,7 @@ export async function loadPlugins(
     await app.register(
       async (instance) => {
         const child = instance as unknown as PluginInstance
-        child.addHook('onRoute', (route) => {
-          // In place: the core's guard already holds this object (see app.ts).
-          const config = (route.config ??= {})
-          if (config.scope === undefined && m.scope) config.scope = m.scope
-          if (config.requires === undefined && m.requires) config.requires = m.requires
-        })
+        installRoutePipeline(instance, { ...deps.pipeline, plugin: m.name, defaults: { scope: m.scope, requires: m.requires } })
         if (source === 'third-party') {
           child.addHook('onRequest', async () => {
             if (broken) throw new HttpError('SERVICE_UNAVAILABLE', `Plugin ${m.name} is unavailable`)
@@ -130,7 +131,7 @@ export async function loadPlugins(
         try {
           await plugin.register(child, api)
         } catch (err) {
-          if (source === 'builtin') throw err
+          if (source !== 'third-party') throw err
           broken = (err as Error).message
         }
       },
@@ -141,6 +142,8 @@ export async function loadPlugins(
       continue
     }
     loaded.add(m.name)
+    deps.tags.set(m.name, m.description ?? `The ${m.name} plugin`)
+    for (const [tag, description] of Object.entries(m.tags ?? {})) deps.tags.set(tag, description)
     report.push({ name: m.name, version: m.version, source, status: 'loaded' })
   }
 }

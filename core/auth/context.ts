@@ -43,4 +43,9 @@ export interface RouteGuards {
   envelope?: 'single' | 'list' | 'none'
   /** Needs a user context (default true on authenticated routes). */
   userContext?: boolean
+  /**
+   * Catalogue codes the route's service can answer beyond those its guards and
+   * schemas imply (NOT_FOUND, VALIDATION_ERROR... are derived): they are listed in the OpenAPI document.
+   */
+  errors?: string[]
 }

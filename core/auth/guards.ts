@@ -42,20 +42,19 @@ export function checkRequirements(hal: Hal, requires: readonly string[] | undefi
  * route registration: authentication, per-token rate limit, user context,
  * scope, role, tier and capabilities, in that order.
  */
-export function createGuard(
-  deps: {
-    authenticate: Authenticate
-    limiter: Limiter
-    hal: Hal
-  },
-  guards: RouteGuards,
-): onRequestAsyncHookHandler {
-  // `guards` is read per request: a plugin's manifest defaults are filled in after this guard is built.
+export interface GuardDeps {
+  authenticate: Authenticate
+  limiter: Limiter
+  hal: Hal
+}
+
+export function createGuard(deps: GuardDeps, guards: Readonly<RouteGuards>): onRequestAsyncHookHandler {
+  const scope = guards.scope ?? 'general'
+  const needsUser = guards.userContext !== false
   return async function guard(request: FastifyRequest, reply: FastifyReply) {
-    const scope = guards.scope ?? 'general'
-    const needsUser = guards.userContext !== false
     const auth = await deps.authenticate(request.headers)
     request.auth = auth
+    request.userId = auth.userId ?? ''
     reply.header('x-svc-tier', auth.tier)
 
     const budget = deps.limiter.hit(auth.keyId ?? `${auth.via}:${auth.userId ?? '-'}`)

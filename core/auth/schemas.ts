@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, Role, Tier, Timestamp, Uuid } from '../schemas.js'
+import { Nullable, Role, StringEnum, Tier, Timestamp, Uuid } from '../schemas.js'
 import { MIN_PASSWORD_LENGTH } from './passwords.js'
 
 export const Email = Type.String({ format: 'email', maxLength: 254 })
@@ -37,11 +37,11 @@ export const ChangePasswordBody = Type.Object(
 )
 
 export const AuthStatus = Type.Object({
-  mode: Type.Union([Type.Literal('setup'), Type.Literal('single_user'), Type.Literal('multi_user')]),
+  mode: StringEnum(['setup', 'single_user', 'multi_user'] as const),
   version: Type.String(),
 })
 
-export const KeyScope = Type.Union([Type.Literal('agent'), Type.Literal('system'), Type.Literal('sync')])
+export const KeyScope = StringEnum(['agent', 'system', 'sync'] as const)
 export const ApiKey = Type.Object({
   id: Uuid,
   key_prefix: Type.String(),
@@ -59,10 +59,7 @@ export const CreateKeyBody = Type.Object(
 )
 export const KeyListQuery = Type.Object({ user_id: Type.Optional(Uuid), scope: Type.Optional(KeyScope) })
 
-export const InviteBody = Type.Object(
-  { email: Email, role: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('user')])) },
-  strict,
-)
+export const InviteBody = Type.Object({ email: Email, role: Type.Optional(StringEnum(['admin', 'user'] as const)) }, strict)
 export const Invitation = Type.Object({ token: Type.String(), email: Type.String(), role: Type.String(), expires_at: Timestamp })
 export const UserPatch = Type.Object(
   {

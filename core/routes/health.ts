@@ -1,15 +1,15 @@
 import { Type } from '@sinclair/typebox'
 import type { PluginInstance } from '../plugin-api.js'
 import type { HealthReport } from '../plugin-api.js'
-import { Single } from '../schemas.js'
+import { Single, StringEnum } from '../schemas.js'
 import type { Services } from '../services.js'
 
 const Component = Type.Object({
-  status: Type.Union(['ok', 'degraded', 'unavailable', 'disabled'].map((s) => Type.Literal(s))),
+  status: StringEnum(['ok', 'degraded', 'unavailable', 'disabled'] as const),
   message: Type.Optional(Type.String()),
 })
 const Health = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  status: StringEnum(['ok', 'degraded'] as const),
   version: Type.String(),
   uptime_s: Type.Integer(),
   components: Type.Record(Type.String(), Component),
@@ -43,7 +43,14 @@ export async function healthRoutes(
 ) {
   app.get(
     '/health',
-    { config: { auth: false }, schema: { response: { 200: Single(Health), 503: Single(Health) } } },
+    {
+      config: { auth: false },
+      schema: {
+        summary: 'Check the daemon and each of its components',
+        description: '503 when the database is unavailable; components a plugin does not provide are `disabled`.',
+        response: { 200: Single(Health), 503: Single(Health) },
+      },
+    },
     async (_req, reply) => {
       const components: Record<string, HealthReport> = {}
       try {

@@ -25,6 +25,7 @@ export default definePlugin(
     version: '1.0.0',
     apiVersion: '^1.0.0',
     prefix: '/dns',
+    description: "The home's DNS: authoritative zones served by Hearth, zones kept at DNS providers, dynamic DNS",
     migrations: new URL('./migrations/', import.meta.url),
     config: DnsConfig,
   },

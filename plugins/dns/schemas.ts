@@ -1,20 +1,20 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { Nullable, Timestamp, Uuid } from '../../core/plugin-api.js'
+import { Nullable, StringEnum, Timestamp, Uuid } from '../../core/plugin-api.js'
 import { TEMPLATE_NAMES } from './services/templates.js'
 
 /** TypeBox schemas of the DNS API: validation, types and OpenAPI from one source. */
 
-export const RecordTypeSchema = Type.Union(['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'NS'].map((t) => Type.Literal(t)) as never, {
+export const RecordTypeSchema = StringEnum(['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'NS'] as const, {
   description: 'A, AAAA, CNAME, MX, TXT, SRV, CAA, NS',
 })
 
 export const Zone = Type.Object({
   id: Uuid,
   zone: Type.String(),
-  mode: Type.Union([Type.Literal('authoritative'), Type.Literal('proxy')]),
+  mode: StringEnum(['authoritative', 'proxy'] as const),
   provider_account_id: Nullable(Uuid),
   ns_verified: Type.Boolean(),
-  propagation_status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
+  propagation_status: StringEnum(['pending', 'verified', 'failed'] as const),
   ddns_enabled: Type.Boolean(),
   ddns_record_ids: Type.Array(Type.String()),
   records_count: Type.Integer(),
@@ -25,7 +25,7 @@ export const Zone = Type.Object({
 export const ZoneBody = Type.Object(
   {
     zone: Type.String({ minLength: 1, maxLength: 253 }),
-    mode: Type.Union([Type.Literal('authoritative'), Type.Literal('proxy')]),
+    mode: StringEnum(['authoritative', 'proxy'] as const),
     provider_account_id: Type.Optional(Uuid),
   },
   { additionalProperties: false },
@@ -65,7 +65,7 @@ export const DdnsBody = Type.Object(
 
 export const TemplateBody = Type.Object(
   {
-    template: Type.Union(TEMPLATE_NAMES.map((n) => Type.Literal(n)) as never),
+    template: StringEnum(TEMPLATE_NAMES),
     variables: Type.Record(Type.String(), Type.String({ maxLength: 4096 })),
   },
   { additionalProperties: false },
@@ -111,6 +111,6 @@ export const NsResult = Type.Object({
   ns_found: Type.Array(Type.String()),
   expected_ns: Type.Array(Type.String()),
   expected_ip: Type.String(),
-  propagation_status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
+  propagation_status: StringEnum(['pending', 'verified', 'failed'] as const),
   checked_at: Timestamp,
 })

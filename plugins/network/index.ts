@@ -26,13 +26,17 @@ export default definePlugin(
 
     app.get(
       '/interfaces',
-      { schema: { tags: ['network'], response: { 200: ListOf(InterfaceSchema) } }, config: { envelope: 'list' } },
+      {
+        schema: { summary: 'List network interfaces', tags: ['network'], response: { 200: ListOf(InterfaceSchema) } },
+      },
       // hal.with detects the driver on first use (no probe at start) and answers 503 when none is supported.
       async () => everything(await api.hal.with<NetworkDriver, NetworkInterface[]>('network', (driver) => driver.interfaces())),
     )
 
-    app.get('/connectivity', { schema: { tags: ['network'], response: { 200: Single(Connectivity) } } }, async () =>
-      cache.getOrCompute('connectivity', () => measure(targets, timeout, api.now)),
+    app.get(
+      '/connectivity',
+      { schema: { summary: 'Check internet connectivity', tags: ['network'], response: { 200: Single(Connectivity) } } },
+      async () => cache.getOrCompute('connectivity', () => measure(targets, timeout, api.now)),
     )
   },
 )

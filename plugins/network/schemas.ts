@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, Timestamp } from '../../core/plugin-api.js'
+import { Nullable, StringEnum, Timestamp } from '../../core/plugin-api.js'
 
 const Type_ = Type.Union(
   ['ethernet', 'wifi', 'loopback', 'bridge', 'vlan', 'bond', 'tunnel', 'virtual', 'other'].map((t) => Type.Literal(t)),
@@ -11,7 +11,7 @@ export const NetworkInterface = Type.Object({
   ipv4: Nullable(Type.String()),
   ipv6: Nullable(Type.String()),
   type: Type_,
-  status: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('unknown')]),
+  status: StringEnum(['up', 'down', 'unknown'] as const),
   speed_mbps: Nullable(Type.Integer()),
   virtual: Type.Boolean(),
 })

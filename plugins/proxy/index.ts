@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Type } from '@sinclair/typebox'
-import { definePlugin, IdParams, ListOf, Nullable, Single, Timestamp, everything } from '../../core/plugin-api.js'
+import { definePlugin, IdParams, ListOf, Nullable, Single, StringEnum, Timestamp, everything } from '../../core/plugin-api.js'
 import caddy from '../../drivers/proxy/caddy/index.js'
 import { ProxyConfig } from './config.js'
 import { proxyService } from './service.js'
@@ -38,7 +38,7 @@ const SslEntry = Type.Object({
   not_after: Nullable(Timestamp),
   days_left: Nullable(Type.Integer()),
   auto_renew: Type.Boolean(),
-  status: Type.Union(['valid', 'expiring', 'expired', 'pending', 'error'].map((s) => Type.Literal(s))),
+  status: StringEnum(['valid', 'expiring', 'expired', 'pending', 'error'] as const),
   error: Nullable(Type.String()),
 })
 const Ca = Type.Object({ pem: Type.String(), fingerprint_sha256: Type.String(), not_after: Timestamp })
@@ -129,12 +129,23 @@ export default definePlugin(
 
     const admin = { role: 'admin' } as const
     const tags = ['proxy']
-    app.get('/hal/network/proxy/routes', { schema: { tags, response: { 200: ListOf(Route) } }, config: { envelope: 'list' } }, async () =>
-      everything(service.list()),
+    app.get(
+      '/hal/network/proxy/routes',
+      { schema: { summary: 'List reverse-proxy routes', tags, response: { 200: ListOf(Route) } } },
+      async () => everything(service.list()),
     )
     app.post(
       '/hal/network/proxy/routes',
-      { config: admin, schema: { tags, body: CreateBody, response: { 201: Single(Route) } } },
+      {
+        config: { ...admin, errors: ['CONFLICT', 'UNPROCESSABLE', 'SERVICE_UNAVAILABLE'] },
+        schema: {
+          summary: 'Create a reverse-proxy route',
+          description: 'Caddy serves it at once; a certificate is obtained for its domain when TLS is on.',
+          tags,
+          body: CreateBody,
+          response: { 201: Single(Route) },
+        },
+      },
       async (req, reply) => {
         reply.code(201)
         return service.create(req.body)
@@ -142,42 +153,96 @@ export default definePlugin(
     )
     app.put(
       '/hal/network/proxy/routes/:id',
-      { config: admin, schema: { tags, params: IdParams, body: UpdateBody, response: { 200: Single(Route) } } },
+      {
+        config: { ...admin, errors: ['CONFLICT', 'UNPROCESSABLE', 'SERVICE_UNAVAILABLE'] },
+        schema: { summary: 'Replace a reverse-proxy route', tags, params: IdParams, body: UpdateBody, response: { 200: Single(Route) } },
+      },
       async (req) => service.update(req.params.id, req.body),
     )
-    app.get('/hal/network/ssl/status', { schema: { tags, response: { 200: ListOf(SslEntry) } }, config: { envelope: 'list' } }, async () =>
-      everything(await sslStatus(api, service, dns01)),
+    app.get(
+      '/hal/network/ssl/status',
+      {
+        schema: { summary: 'List the certificates of the routes and their state', tags, response: { 200: ListOf(SslEntry) } },
+      },
+      async () => everything(await sslStatus(api, service, dns01)),
     )
-    app.get('/hal/network/ssl/ca', { schema: { tags, response: { 200: Single(Ca) } } }, async (req, reply) => {
-      const ca = await localCa(api)
-      // With Accept: application/x-pem-file the raw PEM (a file, not the JSON the schema describes).
-      if (req.headers.accept?.includes('application/x-pem-file'))
-        return reply
-          .type('application/x-pem-file')
-          .header('content-disposition', 'attachment; filename="hearth-local-ca.pem"')
-          .send(ca.pem as never)
-      return ca
-    })
-    app.get('/proxy/dns-provider/config', { config: admin, schema: { tags, response: { 200: Single(ProviderConfig) } } }, async () =>
-      dnsProvider.config(),
+    app.get(
+      '/hal/network/ssl/ca',
+      {
+        config: { errors: ['SERVICE_UNAVAILABLE'] },
+        schema: {
+          summary: "Get the local certificate authority's root",
+          description: 'With `Accept: application/x-pem-file` the answer is the PEM file itself.',
+          tags,
+          response: { 200: Single(Ca) },
+        },
+      },
+      async (req, reply) => {
+        const ca = await localCa(api)
+        // With Accept: application/x-pem-file the raw PEM (a file, not the JSON the schema describes).
+        if (req.headers.accept?.includes('application/x-pem-file'))
+          return reply
+            .type('application/x-pem-file')
+            .header('content-disposition', 'attachment; filename="hearth-local-ca.pem"')
+            .send(ca.pem as never)
+        return ca
+      },
+    )
+    app.get(
+      '/proxy/dns-provider/config',
+      {
+        config: admin,
+        schema: {
+          summary: 'Get the DNS provider integration',
+          description: 'Credentials are never answered.',
+          tags,
+          response: { 200: Single(ProviderConfig) },
+        },
+      },
+      async () => dnsProvider.config(),
     )
     app.put(
       '/proxy/dns-provider/config',
-      { config: admin, schema: { tags, body: ProviderBody, response: { 200: Single(ProviderConfig) } } },
+      {
+        config: { ...admin, errors: ['UNPROCESSABLE', 'SERVICE_UNAVAILABLE'] },
+        schema: {
+          summary: 'Set the DNS provider integration',
+          description: 'Credentials are stored encrypted and never answered.',
+          tags,
+          body: ProviderBody,
+          response: { 200: Single(ProviderConfig) },
+        },
+      },
       async (req) => dnsProvider.configure(req.body),
     )
     app.get(
       '/proxy/dns-provider/dns',
-      { config: { ...admin, envelope: 'list' }, schema: { tags, response: { 200: ListOf(ProviderRecord) } } },
+      {
+        config: { errors: ['UNPROCESSABLE', 'SERVICE_UNAVAILABLE'], ...admin },
+        schema: { summary: 'List the records at the DNS provider', tags, response: { 200: ListOf(ProviderRecord) } },
+      },
       async () => everything(await dnsProvider.records()),
     )
     const subdomain = subdomainService(api.config.serviceSubdomainUrl, api.config.providerTimeoutMs)
-    app.get('/proxy/subdomain', { schema: { tags, response: { 200: Single(Subdomain) } } }, async () => subdomain.status())
+    app.get(
+      '/proxy/subdomain',
+      {
+        config: { errors: ['SERVICE_UNAVAILABLE'] },
+        schema: { summary: 'Get the state of the service subdomain', tags, response: { 200: Single(Subdomain) } },
+      },
+      async () => subdomain.status(),
+    )
     app.post(
       '/proxy/subdomain',
       {
-        config: { role: 'admin', tier: 'pro' },
-        schema: { tags, body: SubdomainBody, response: { 200: Single(Subdomain) } },
+        config: { errors: ['CONFLICT', 'UNPROCESSABLE', 'SERVICE_UNAVAILABLE'], role: 'admin', tier: 'pro' },
+        schema: {
+          summary: 'Request a service subdomain',
+          description: 'The name is optional: an empty body lets the service choose one.',
+          tags,
+          body: SubdomainBody,
+          response: { 200: Single(Subdomain) },
+        },
         // The name is optional: an empty POST asks the service to choose one.
         preValidation: async (req) => {
           req.body ??= {}
@@ -187,7 +252,10 @@ export default definePlugin(
     )
     app.delete(
       '/hal/network/proxy/routes/:id',
-      { config: admin, schema: { tags, params: IdParams, response: { 200: Single(Deleted) } } },
+      {
+        config: { ...admin, errors: ['SERVICE_UNAVAILABLE'] },
+        schema: { summary: 'Delete a reverse-proxy route', tags, params: IdParams, response: { 200: Single(Deleted) } },
+      },
       async (req) => service.remove(req.params.id),
     )
   },

@@ -17,6 +17,11 @@ export default definePlugin(
     version: '1.0.0',
     apiVersion: '^1.0.0',
     description: 'Notes, contacts and calendar events',
+    tags: {
+      notes: 'Markdown notes: tags, pinning, archive, full-text search, export as a zip of Markdown files',
+      contacts: 'The address book: vCard 4.0 and 3.0 import and export',
+      events: 'The calendar: recurring events expanded in a window, iCalendar import and export',
+    },
     prefix: '',
     migrations: new URL('./migrations/', import.meta.url),
     config: Config,

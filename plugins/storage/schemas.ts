@@ -1,12 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { DISK_ID_PATTERN } from '../../drivers/storage/disk-id.js'
 import { POOL_NAME_PATTERN } from '../../drivers/storage/mdadm/driver.js'
-import { Nullable } from '../../core/plugin-api.js'
+import { Nullable, StringEnum } from '../../core/plugin-api.js'
 
 const Int = Type.Integer()
 const NullableInt = Nullable(Type.Integer())
-const Health = Type.Union(['healthy', 'warning', 'critical', 'unknown'].map((s) => Type.Literal(s)))
-const SmartStatus = Type.Union(['healthy', 'warning', 'critical'].map((s) => Type.Literal(s)))
+const Health = StringEnum(['healthy', 'warning', 'critical', 'unknown'] as const)
+const SmartStatus = StringEnum(['healthy', 'warning', 'critical'] as const)
 
 export const StorageStatus = Type.Object({
   provider: Type.String(),
@@ -46,7 +46,7 @@ export const Disk = Type.Object({
   model: Nullable(Type.String()),
   serial: Nullable(Type.String()),
   size_bytes: Int,
-  type: Type.Union(['hdd', 'ssd', 'nvme', 'usb', 'unknown'].map((s) => Type.Literal(s))),
+  type: StringEnum(['hdd', 'ssd', 'nvme', 'usb', 'unknown'] as const),
   temperature_c: NullableInt,
   smart_status: Nullable(SmartStatus),
   partitions: Type.Array(Partition),
@@ -79,7 +79,7 @@ export const Volume = Type.Object({
   size_bytes: Int,
   used_bytes: Int,
   free_bytes: Int,
-  status: Type.Union(['ok', 'warning', 'full'].map((s) => Type.Literal(s))),
+  status: StringEnum(['ok', 'warning', 'full'] as const),
   source: Type.String(),
   windows: Type.Boolean(),
 })
@@ -88,20 +88,20 @@ export const DataUsageCategory = Type.Object({
   name: Type.String(),
   label: Type.String(),
   size_bytes: Int,
-  status: Type.Union([Type.Literal('ok'), Type.Literal('timeout')]),
+  status: StringEnum(['ok', 'timeout'] as const),
 })
 
 export const Pool = Type.Object({
   id: Type.String(),
   name: Type.String(),
   type: Type.String(),
-  status: Type.Union(['healthy', 'degraded', 'rebuilding', 'resyncing', 'inactive', 'failed'].map((s) => Type.Literal(s))),
+  status: StringEnum(['healthy', 'degraded', 'rebuilding', 'resyncing', 'inactive', 'failed'] as const),
   size_bytes: Int,
   disks: Type.Array(
     Type.Object({
       id: Nullable(Type.String()),
       device: Type.String(),
-      state: Type.Union(['active', 'rebuilding', 'spare', 'faulty'].map((s) => Type.Literal(s))),
+      state: StringEnum(['active', 'rebuilding', 'spare', 'faulty'] as const),
     }),
   ),
   degraded: Type.Boolean(),
@@ -111,7 +111,7 @@ export const Pool = Type.Object({
 export const CreatePoolBody = Type.Object(
   {
     name: Type.String({ pattern: POOL_NAME_PATTERN }),
-    type: Type.Union([Type.Literal('raid0'), Type.Literal('raid1'), Type.Literal('raid5'), Type.Literal('raid6'), Type.Literal('raid10')]),
+    type: StringEnum(['raid0', 'raid1', 'raid5', 'raid6', 'raid10'] as const),
     diskIds: Type.Array(Type.String({ pattern: DISK_ID_PATTERN }), { minItems: 1, maxItems: 64, uniqueItems: true }),
   },
   { additionalProperties: false },

@@ -41,27 +41,66 @@ export default definePlugin(
     const admin = { role: 'admin' } as const
     const tags = ['vpn']
 
-    app.get('/status', { schema: { tags, response: { 200: Single(Status) } } }, () => vpn((d) => d.status()))
-    app.post('/install', { config: admin, schema: { tags, response: { 200: Single(Status) } } }, async () => {
-      await vpn((d) => d.install())
-      await changed()
-      return vpn((d) => d.status())
-    })
-    app.post('/login', { config: admin, schema: { tags, response: { 200: Single(Login) } } }, async () => {
-      const answer = await vpn((d) => d.login())
-      await changed()
-      return answer
-    })
-    app.post('/logout', { config: admin, schema: { tags, response: { 200: Single(Status) } } }, async () => {
-      await vpn((d) => d.logout())
-      await changed()
-      return vpn((d) => d.status())
-    })
+    app.get(
+      '/status',
+      {
+        config: { errors: ['SERVICE_UNAVAILABLE'] },
+        schema: { summary: 'Get the state of the VPN', tags, response: { 200: Single(Status) } },
+      },
+      () => vpn((d) => d.status()),
+    )
+    app.post(
+      '/install',
+      {
+        config: { ...admin, errors: ['UNPROCESSABLE', 'SERVICE_UNAVAILABLE'] },
+        schema: { summary: 'Install the VPN client', tags, response: { 200: Single(Status) } },
+      },
+      async () => {
+        await vpn((d) => d.install())
+        await changed()
+        return vpn((d) => d.status())
+      },
+    )
+    app.post(
+      '/login',
+      {
+        config: { ...admin, errors: ['UNPROCESSABLE', 'SERVICE_UNAVAILABLE'] },
+        schema: {
+          summary: 'Start a VPN login',
+          description: 'Answers the URL where an admin approves this appliance.',
+          tags,
+          response: { 200: Single(Login) },
+        },
+      },
+      async () => {
+        const answer = await vpn((d) => d.login())
+        await changed()
+        return answer
+      },
+    )
+    app.post(
+      '/logout',
+      {
+        config: { ...admin, errors: ['SERVICE_UNAVAILABLE'] },
+        schema: { summary: 'Log the appliance out of the VPN', tags, response: { 200: Single(Status) } },
+      },
+      async () => {
+        await vpn((d) => d.logout())
+        await changed()
+        return vpn((d) => d.status())
+      },
+    )
     app.post(
       '/generate-cert',
       {
-        config: admin,
-        schema: { tags, body: CertBody, response: { 200: Single(Cert) } },
+        config: { ...admin, errors: ['UNPROCESSABLE', 'SERVICE_UNAVAILABLE'] },
+        schema: {
+          summary: "Obtain a certificate for the appliance's VPN name",
+          description: 'The pair is handed to the proxy, which serves it for routes of that name. The body is optional.',
+          tags,
+          body: CertBody,
+          response: { 200: Single(Cert) },
+        },
         // The body is optional (the node's own name by default): an empty POST validates as {}.
         preValidation: async (req) => {
           req.body ??= {}

@@ -11,7 +11,16 @@ export async function recoveryRoutes(app: PluginInstance, { service, throttled }
 
   app.post(
     '/auth/register',
-    { config: pub, onRequest: throttled('register'), schema: { body: RegisterBody, response: { 201: Single(Session) } } },
+    {
+      config: { ...pub, errors: ['CONFLICT'] },
+      onRequest: throttled('register'),
+      schema: {
+        operationId: 'auth.register',
+        summary: 'Complete a registration with an invitation token',
+        body: RegisterBody,
+        response: { 201: Single(Session) },
+      },
+    },
     async (req, reply) => {
       reply.code(201)
       return service.register(req.body)
@@ -21,7 +30,16 @@ export async function recoveryRoutes(app: PluginInstance, { service, throttled }
   // Always 200, whether or not the account exists: the answer must not reveal accounts.
   app.post(
     '/auth/forgot-password',
-    { config: pub, onRequest: throttled('forgot'), schema: { body: ForgotBody, response: { 200: Ok } } },
+    {
+      config: pub,
+      onRequest: throttled('forgot'),
+      schema: {
+        summary: 'Ask for a password reset email',
+        description: 'Always 200, whether or not the account exists, so the answer reveals no accounts.',
+        body: ForgotBody,
+        response: { 200: Ok },
+      },
+    },
     async (req) => {
       await service.forgotPassword(req.body.email)
       return { ok: true }
@@ -30,7 +48,16 @@ export async function recoveryRoutes(app: PluginInstance, { service, throttled }
 
   app.post(
     '/auth/reset-password',
-    { config: pub, onRequest: throttled('reset'), schema: { body: ResetBody, response: { 200: Ok } } },
+    {
+      config: pub,
+      onRequest: throttled('reset'),
+      schema: {
+        summary: 'Set a new password with a reset token',
+        description: 'Every session of the user is signed out.',
+        body: ResetBody,
+        response: { 200: Ok },
+      },
+    },
     async (req) => {
       await service.resetPassword(req.body.token, req.body.new_password)
       return { ok: true }

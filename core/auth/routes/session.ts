@@ -6,31 +6,73 @@ import type { AuthRoutesOptions } from './index.js'
 
 export async function sessionRoutes(app: PluginInstance, { service, users, version, throttled }: AuthRoutesOptions) {
   const pub = { auth: false } as const
+  const throttledPub = { auth: false, errors: ['RATE_LIMITED'] }
+  // A wrong password or a dead refresh token answers 401 on these public routes.
+  const signIn = { auth: false, errors: ['RATE_LIMITED', 'UNAUTHORIZED'] }
 
-  app.get('/auth/status', { config: pub, schema: { response: { 200: Single(AuthStatus) } } }, async () => ({ mode: users.mode(), version }))
+  app.get(
+    '/auth/status',
+    {
+      config: pub,
+      schema: { summary: 'Tell whether the appliance awaits setup, has one user or several', response: { 200: Single(AuthStatus) } },
+    },
+    async () => ({ mode: users.mode(), version }),
+  )
 
   app.post(
     '/auth/setup',
-    { config: pub, onRequest: throttled('setup'), schema: { body: SetupBody, response: { 201: Single(Session) } } },
+    {
+      config: { ...throttledPub, errors: ['RATE_LIMITED', 'CONFLICT'] },
+      onRequest: throttled('setup'),
+      schema: {
+        operationId: 'auth.setup',
+        summary: 'Create the first user (the owner)',
+        description: 'Only while the appliance has no user; afterwards 409 CONFLICT.',
+        body: SetupBody,
+        response: { 201: Single(Session) },
+      },
+    },
     async (req, reply) => {
       reply.code(201)
       return service.setup(req.body)
     },
   )
 
-  app.post('/auth/login', { config: pub, schema: { body: LoginBody, response: { 200: Single(Session) } } }, async (req) =>
-    service.login(req.body, req.ip),
+  app.post(
+    '/auth/login',
+    {
+      config: signIn,
+      schema: {
+        summary: 'Sign in with email and password',
+        description:
+          'Answers an access token (24 hours) and a refresh token (30 days). Repeated failures from one client answer 429 RATE_LIMITED for a while.',
+        body: LoginBody,
+        response: { 200: Single(Session) },
+      },
+    },
+    async (req) => service.login(req.body, req.ip),
   )
 
   app.post(
     '/auth/refresh',
-    { config: pub, onRequest: throttled('refresh'), schema: { body: RefreshBody, response: { 200: Single(Session) } } },
+    {
+      config: signIn,
+      onRequest: throttled('refresh'),
+      schema: {
+        summary: 'Exchange a refresh token for new tokens (the old one is revoked)',
+        body: RefreshBody,
+        response: { 200: Single(Session) },
+      },
+    },
     async (req) => service.refresh(req.body.refresh_token),
   )
 
   app.post(
     '/auth/logout',
-    { config: pub, schema: { body: RefreshBody, response: { 200: Single(Type.Object({ ok: Type.Boolean() })) } } },
+    {
+      config: pub,
+      schema: { summary: 'Revoke a refresh token', body: RefreshBody, response: { 200: Single(Type.Object({ ok: Type.Boolean() })) } },
+    },
     async (req) => {
       service.logout(req.body.refresh_token)
       return { ok: true }
@@ -39,7 +81,15 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
 
   app.post(
     '/auth/change-password',
-    { config: { scope: 'admin', userContext: true }, schema: { body: ChangePasswordBody, response: { 200: Single(Session) } } },
-    async (req) => service.changePassword(req.auth.userId as string, req.body.current_password, req.body.new_password),
+    {
+      config: { scope: 'admin', userContext: true },
+      schema: {
+        summary: "Change the caller's password",
+        description: 'Every other session of the user is signed out; the answer carries new tokens.',
+        body: ChangePasswordBody,
+        response: { 200: Single(Session) },
+      },
+    },
+    async (req) => service.changePassword(req.userId, req.body.current_password, req.body.new_password),
   )
 }

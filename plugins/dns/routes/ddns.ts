@@ -33,25 +33,34 @@ const Check = Type.Object({
 })
 
 export async function ddnsRoutes(app: PluginInstance, s: DnsServices) {
-  const user = (req: { auth: { userId: string | null } }) => req.auth.userId as string
-
-  app.get('/ddns/status', { schema: { tags: ['dns'], response: { 200: Single(Status) } } }, async (req) => s.ddns.status(user(req)))
+  app.get(
+    '/ddns/status',
+    { schema: { summary: 'Get the state of dynamic DNS', tags: ['dns'], response: { 200: Single(Status) } } },
+    async (req) => s.ddns.status(req.userId),
+  )
 
   app.get(
     '/ddns/log',
     {
       schema: {
+        summary: 'List recent dynamic DNS updates',
         tags: ['dns'],
         querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 20 }) }),
         response: { 200: ListOf(LogEntry) },
       },
-      config: { envelope: 'list' },
     },
     async (req) => {
-      const items = s.ddns.log(user(req), req.query.limit)
+      const items = s.ddns.log(req.userId, req.query.limit)
       return { items, total: items.length }
     },
   )
 
-  app.post('/ddns/check-now', { schema: { tags: ['dns'], response: { 200: Single(Check) } } }, async (req) => s.ddns.checkFor(user(req)))
+  app.post(
+    '/ddns/check-now',
+    {
+      config: { errors: ['SERVICE_UNAVAILABLE'] },
+      schema: { summary: 'Check the public address now and update names that changed', tags: ['dns'], response: { 200: Single(Check) } },
+    },
+    async (req) => s.ddns.checkFor(req.userId),
+  )
 }

@@ -1,17 +1,28 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, type PluginInstance, Single, Timestamp } from '../../../core/plugin-api.js'
+import { Nullable, type PluginInstance, Single, StringEnum, Timestamp } from '../../../core/plugin-api.js'
 import type { DnsServices } from '../services/index.js'
 
 /** /dns/network/* and /dns/service-subdomain: what the outside world sees. */
 export async function networkRoutes(app: PluginInstance, s: DnsServices) {
-  app.get('/network/public-ip', { schema: { tags: ['dns'], response: { 200: Single(Type.Object({ ip: Type.String() })) } } }, async () =>
-    s.diagnostics.publicIp(),
+  app.get(
+    '/network/public-ip',
+    {
+      config: { errors: ['SERVICE_UNAVAILABLE'] },
+      schema: {
+        summary: "Get the appliance's public IP addresses",
+        tags: ['dns'],
+        response: { 200: Single(Type.Object({ ip: Type.String() })) },
+      },
+    },
+    async () => s.diagnostics.publicIp(),
   )
 
   app.get(
     '/network/port53-check',
     {
+      config: { errors: ['SERVICE_UNAVAILABLE'] },
       schema: {
+        summary: 'Check whether port 53 is reachable from the internet',
         tags: ['dns'],
         response: { 200: Single(Type.Object({ udp: Nullable(Type.Boolean()), tcp: Nullable(Type.Boolean()), checked_at: Timestamp })) },
       },
@@ -22,12 +33,14 @@ export async function networkRoutes(app: PluginInstance, s: DnsServices) {
   app.get(
     '/network/ip-type',
     {
+      config: { errors: ['SERVICE_UNAVAILABLE'] },
       schema: {
+        summary: 'Tell whether the public address is static or dynamic',
         tags: ['dns'],
         response: {
           200: Single(
             Type.Object({
-              type: Type.Union([Type.Literal('static'), Type.Literal('dynamic'), Type.Literal('unknown')]),
+              type: StringEnum(['static', 'dynamic', 'unknown'] as const),
               changes: Type.Integer(),
               window_days: Type.Integer(),
             }),
@@ -42,6 +55,7 @@ export async function networkRoutes(app: PluginInstance, s: DnsServices) {
     '/service-subdomain',
     {
       schema: {
+        summary: 'Get the subdomain the appliance holds at the subdomain service',
         tags: ['dns'],
         response: {
           200: Single(

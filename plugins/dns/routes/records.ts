@@ -6,22 +6,31 @@ import { Type } from '@sinclair/typebox'
 
 /** /dns/zones/:id/records, /dns/templates and apply-template. */
 export async function recordRoutes(app: PluginInstance, s: DnsServices) {
-  const user = (req: { auth: { userId: string | null } }) => req.auth.userId as string
-
   app.get(
     '/zones/:id/records',
-    { schema: { tags: ['dns'], params: ZoneParams, response: { 200: ListOf(DnsRecord) } }, config: { envelope: 'list' } },
+    {
+      schema: { summary: 'List the records of a zone', tags: ['dns'], params: ZoneParams, response: { 200: ListOf(DnsRecord) } },
+    },
     async (req) => {
-      const items = await s.records.list(user(req), req.params.id)
+      const items = await s.records.list(req.userId, req.params.id)
       return { items, total: items.length }
     },
   )
 
   app.post(
     '/zones/:id/records',
-    { schema: { tags: ['dns'], params: ZoneParams, body: RecordBody, response: { 201: Single(DnsRecord) } } },
+    {
+      config: { errors: ['CONFLICT', 'UNPROCESSABLE', 'PROVIDER_ERROR'] },
+      schema: {
+        summary: 'Add a record to a zone',
+        tags: ['dns'],
+        params: ZoneParams,
+        body: RecordBody,
+        response: { 201: Single(DnsRecord) },
+      },
+    },
     async (req, reply) => {
-      const record = await s.records.create(user(req), req.params.id, req.body as never)
+      const record = await s.records.create(req.userId, req.params.id, req.body as never)
       reply.code(201)
       return record
     },
@@ -29,27 +38,47 @@ export async function recordRoutes(app: PluginInstance, s: DnsServices) {
 
   app.put(
     '/zones/:id/records/:recordId',
-    { schema: { tags: ['dns'], params: RecordParams, body: RecordBody, response: { 200: Single(DnsRecord) } } },
-    async (req) => s.records.update(user(req), req.params.id, req.params.recordId, req.body as never),
+    {
+      config: { errors: ['CONFLICT', 'UNPROCESSABLE', 'PROVIDER_ERROR'] },
+      schema: { summary: 'Replace a record', tags: ['dns'], params: RecordParams, body: RecordBody, response: { 200: Single(DnsRecord) } },
+    },
+    async (req) => s.records.update(req.userId, req.params.id, req.params.recordId, req.body as never),
   )
 
   app.delete(
     '/zones/:id/records/:recordId',
-    { schema: { tags: ['dns'], params: RecordParams, response: { 200: Single(Deleted) } } },
-    async (req) => s.records.remove(user(req), req.params.id, req.params.recordId),
+    {
+      config: { errors: ['PROVIDER_ERROR'] },
+      schema: { summary: 'Delete a record', tags: ['dns'], params: RecordParams, response: { 200: Single(Deleted) } },
+    },
+    async (req) => s.records.remove(req.userId, req.params.id, req.params.recordId),
   )
 
-  app.get('/templates', { schema: { tags: ['dns'], response: { 200: ListOf(Template) } }, config: { envelope: 'list' } }, async () => ({
-    items: TEMPLATES,
-    total: TEMPLATES.length,
-  }))
+  app.get(
+    '/templates',
+    { schema: { summary: 'List the record templates', tags: ['dns'], response: { 200: ListOf(Template) } } },
+    async () => ({
+      items: TEMPLATES,
+      total: TEMPLATES.length,
+    }),
+  )
 
   app.post(
     '/zones/:id/apply-template',
-    { schema: { tags: ['dns'], params: ZoneParams, body: TemplateBody, response: { 201: Single(Type.Array(DnsRecord)) } } },
+    {
+      config: { errors: ['CONFLICT', 'UNPROCESSABLE', 'PROVIDER_ERROR'] },
+      schema: {
+        operationId: 'dnsZones.applyTemplate',
+        summary: 'Add the records of a template to a zone',
+        tags: ['dns'],
+        params: ZoneParams,
+        body: TemplateBody,
+        response: { 201: Single(Type.Array(DnsRecord)) },
+      },
+    },
     async (req, reply) => {
       const { template, variables } = req.body as { template: string; variables: Record<string, string> }
-      const records = await s.records.insertValidated(user(req), req.params.id, renderTemplate(template, variables))
+      const records = await s.records.insertValidated(req.userId, req.params.id, renderTemplate(template, variables))
       reply.code(201)
       return records
     },

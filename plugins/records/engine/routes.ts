@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyRequest } from 'fastify'
-import { IdParams, Limit, ListOf, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
+import { IdParams, Limit, ListOf, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import type { RecordsService, ResourceName } from '../service.js'
-import { CustomFields, StringEnum } from './schema-kit.js'
+import { CustomFields } from './schema-kit.js'
 import type { ListQuery, ResourceDefinition } from './types.js'
 
 /**
@@ -31,24 +30,38 @@ export function listQuerySchema(def: ResourceDefinition) {
   )
 }
 
-const user = (request: FastifyRequest) => request.auth.userId as string
+/** 'a note', 'an event'. */
+const a = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
 
 export function resourceRoutes(app: PluginInstance, service: RecordsService, def: ResourceDefinition): void {
   const resource = def.name as ResourceName
   const base = `/${def.name}`
   const tags = [def.name]
+  const one = def.singular
   const Record = def.schemas.record
   const item = Type.Union([def.listItem ?? Record, def.schemas.compact])
 
-  app.post(base, { schema: { tags, body: def.schemas.create, response: { 201: Single(Record) } } }, async (request, reply) => {
-    reply.code(201)
-    return service.create(user(request), resource, request.body, { source: request.svcSource })
-  })
+  app.post(
+    base,
+    { schema: { tags, summary: `Create ${a(one)}`, body: def.schemas.create, response: { 201: Single(Record) } } },
+    async (request, reply) => {
+      reply.code(201)
+      return service.create(request.userId, resource, request.body, { source: request.svcSource })
+    },
+  )
 
   app.get(
     base,
-    { schema: { tags, querystring: listQuerySchema(def), response: { 200: ListOf(item) } }, config: { envelope: 'list' } },
-    async (request) => service.list(user(request), resource, request.query as ListQuery),
+    {
+      schema: {
+        tags,
+        summary: `List ${def.name}`,
+        description: `Paged, sorted and filtered; \`search\` runs a full-text search. Deleted ${def.name} are left out unless \`include_deleted\` or \`only_deleted\`; \`format=compact\` answers the short form.`,
+        querystring: listQuerySchema(def),
+        response: { 200: ListOf(item) },
+      },
+    },
+    async (request) => service.list(request.userId, resource, request.query as ListQuery),
   )
 
   app.get(
@@ -56,24 +69,43 @@ export function resourceRoutes(app: PluginInstance, service: RecordsService, def
     {
       schema: {
         tags,
+        summary: `Get ${a(one)}`,
         params: IdParams,
         querystring: Type.Object({ include_deleted: Type.Boolean({ default: false }) }),
         response: { 200: Single(Record) },
       },
     },
-    async (request) => service.get(user(request), resource, request.params.id, { includeDeleted: request.query.include_deleted }),
+    async (request) => service.get(request.userId, resource, request.params.id, { includeDeleted: request.query.include_deleted }),
   )
 
   app.patch(
     `${base}/:id`,
-    { schema: { tags, params: IdParams, body: def.schemas.patch, response: { 200: Single(Record) } } },
-    async (request) => service.update(user(request), resource, request.params.id, request.body),
+    {
+      schema: {
+        tags,
+        summary: `Update ${a(one)}`,
+        description: 'Only the fields sent change; `custom_fields` sent here replaces the whole object (see the custom route to merge).',
+        params: IdParams,
+        body: def.schemas.patch,
+        response: { 200: Single(Record) },
+      },
+    },
+    async (request) => service.update(request.userId, resource, request.params.id, request.body),
   )
 
   app.patch(
     `${base}/:id/custom`,
-    { schema: { tags, params: IdParams, body: CustomFields, response: { 200: Single(Record) } } },
-    async (request) => service.mergeCustom(user(request), resource, request.params.id, request.body),
+    {
+      schema: {
+        tags,
+        summary: `Merge custom fields into ${a(one)}`,
+        description: 'Keys sent are set; a key sent as null is removed; other keys stay.',
+        params: IdParams,
+        body: CustomFields,
+        response: { 200: Single(Record) },
+      },
+    },
+    async (request) => service.mergeCustom(request.userId, resource, request.params.id, request.body),
   )
 
   app.delete(
@@ -81,15 +113,19 @@ export function resourceRoutes(app: PluginInstance, service: RecordsService, def
     {
       schema: {
         tags,
+        summary: `Delete ${a(one)}`,
+        description: `A soft delete by default: the ${one} is kept with \`deleted_at\` set and can be restored. \`permanent=true\` erases it and answers its id only.`,
         params: IdParams,
         querystring: Type.Object({ permanent: Type.Boolean({ default: false }) }),
         response: { 200: Single(Type.Union([Record, Type.Object({ id: Uuid })])) },
       },
     },
-    async (request) => service.remove(user(request), resource, request.params.id, { permanent: request.query.permanent }),
+    async (request) => service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent }),
   )
 
-  app.post(`${base}/:id/restore`, { schema: { tags, params: IdParams, response: { 200: Single(Record) } } }, async (request) =>
-    service.restore(user(request), resource, request.params.id),
+  app.post(
+    `${base}/:id/restore`,
+    { schema: { tags, summary: `Restore a deleted ${one}`, params: IdParams, response: { 200: Single(Record) } } },
+    async (request) => service.restore(request.userId, resource, request.params.id),
   )
 }

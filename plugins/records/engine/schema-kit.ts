@@ -3,10 +3,6 @@ import { Nullable, Timestamp, Uuid } from '../../../core/plugin-api.js'
 
 /** TypeBox pieces every resource definition shares. */
 
-/** A string enum as JSON Schema `enum` (one clear `enum` constraint on failure). */
-export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
-
 export const NullableText = (maxLength = 10_000) => Nullable(Type.String({ maxLength }))
 
 /**
@@ -34,17 +30,20 @@ export const managedFields = {
 }
 
 /** Response schema of a full record: id, the resource's fields, then the managed fields. */
-export function recordSchema(fields: TProperties): TObject {
-  return Type.Object({ id: Uuid, ...fields, custom_fields: Nullable(CustomFields), ...managedFields })
+export function recordSchema(fields: TProperties, example?: object): TObject {
+  return Type.Object(
+    { id: Uuid, ...fields, custom_fields: Nullable(CustomFields), ...managedFields },
+    example ? { examples: [example] } : {},
+  )
 }
 
 /** POST body: the writable fields, `required` listed, nothing else accepted. */
-export function createSchema(fields: TProperties, required: string[]): TObject {
+export function createSchema(fields: TProperties, required: string[], example?: object): TObject {
   const props: TProperties = {}
   for (const [key, schema] of Object.entries({ ...fields, custom_fields: Nullable(CustomFields) })) {
     props[key] = required.includes(key) ? schema : Type.Optional(schema)
   }
-  return Type.Object(props, { additionalProperties: false })
+  return Type.Object(props, { additionalProperties: false, ...(example ? { examples: [example] } : {}) })
 }
 
 /** PATCH body: the same fields, all optional. */

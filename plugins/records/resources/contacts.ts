@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, Uuid } from '../../../core/plugin-api.js'
-import { createSchema, Email, NullableText, patchSchema, recordSchema, StringEnum, Tags } from '../engine/schema-kit.js'
+import { Nullable, StringEnum, Uuid } from '../../../core/plugin-api.js'
+import { createSchema, Email, NullableText, patchSchema, recordSchema, Tags } from '../engine/schema-kit.js'
 import type { ApiRecord, ResourceDefinition } from '../engine/types.js'
+import { examples } from './examples.js'
 import { invalid } from '../engine/validate.js'
 import { contactDefaults } from '../formats/types.js'
 
@@ -80,8 +81,8 @@ export const contacts: ResourceDefinition = {
   },
   fts: { table: 'contacts_fts', weights: [10, 5, 5, 3, 1] },
   schemas: {
-    record: recordSchema(fieldsWith(items(true))),
-    create: createSchema(writable, []),
+    record: recordSchema(fieldsWith(items(true)), examples.contacts.record),
+    create: createSchema(writable, [], examples.contacts.create),
     patch: patchSchema({ ...writable, display_name: Nullable(writable.display_name) }),
     listFilters: Type.Object({
       tag: Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 }),

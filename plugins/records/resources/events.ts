@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, Timestamp, Uuid } from '../../../core/plugin-api.js'
-import { createSchema, Email, NullableText, patchSchema, recordSchema, StringEnum } from '../engine/schema-kit.js'
+import { Nullable, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
+import { createSchema, Email, NullableText, patchSchema, recordSchema } from '../engine/schema-kit.js'
 import type { ResourceDefinition } from '../engine/types.js'
+import { examples } from './examples.js'
 import { invalid } from '../engine/validate.js'
 import { queryWindow } from './event-window.js'
 import { occurrences, Recurrence, type Recurrence as Rule } from './recurrence.js'
@@ -71,8 +72,8 @@ export const events: ResourceDefinition = {
   },
   fts: { table: 'events_fts', weights: [10, 1] },
   schemas: {
-    record: recordSchema(fields(true)),
-    create: createSchema(fields(false), ['title', 'start_at']),
+    record: recordSchema(fields(true), examples.events.record),
+    create: createSchema(fields(false), ['title', 'start_at'], examples.events.create),
     patch: patchSchema(fields(false)),
     listFilters: Type.Object({
       date: Type.String({ pattern: '^(today|tomorrow|this_week|this_month|\\d{4}-\\d{2}-\\d{2})$' }),

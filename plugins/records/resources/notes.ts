@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, Timestamp, Uuid } from '../../../core/plugin-api.js'
-import { createSchema, NullableText, patchSchema, recordSchema, StringEnum, Tags } from '../engine/schema-kit.js'
+import { Nullable, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
+import { createSchema, NullableText, patchSchema, recordSchema, Tags } from '../engine/schema-kit.js'
 import type { ResourceDefinition } from '../engine/types.js'
+import { examples } from './examples.js'
 
 /** Notes (api.md, Note): markdown, html or plain text, with tags, pin and archive. */
 
@@ -50,8 +51,8 @@ export const notes: ResourceDefinition = {
   },
   fts: { table: 'notes_fts', weights: [10, 1] },
   schemas: {
-    record: recordSchema({ ...fields, title: Nullable(Type.String()), archived: Type.Boolean() }),
-    create: createSchema(fields, ['content']),
+    record: recordSchema({ ...fields, title: Nullable(Type.String()), archived: Type.Boolean() }, examples.notes.record),
+    create: createSchema(fields, ['content'], examples.notes.create),
     patch: patchSchema({ ...fields, archived: Type.Boolean() }),
     listFilters: Type.Object({
       tag: Type.Array(Type.String({ minLength: 1 }), { maxItems: 20, description: 'exact tag; repeatable, combined with AND' }),

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { StringEnum } from '../engine/schema-kit.js'
+import { StringEnum } from '../../../core/plugin-api.js'
 import { local, localDay } from './event-window.js'
 
 /**

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { type EventBus, HttpError, type PluginInstance, Single, Uuid } from '../../../core/plugin-api.js'
+import { type EventBus, HttpError, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import { codecs, FileFormatError, FileTooLargeError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
 import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
@@ -24,9 +24,12 @@ const ImportResult = Type.Object({ imported: Type.Integer(), ids: Type.Array(Uui
 
 const exportQuery = (resource: ResourceName) =>
   Type.Object({
-    format: Type.Optional(Type.Union(codecs[resource].formats.map((f) => Type.Literal(f)))),
-    ...(resource === 'contacts' ? { version: Type.Optional(Type.Union([Type.Literal('4.0'), Type.Literal('3.0')])) } : {}),
+    format: Type.Optional(StringEnum(codecs[resource].formats)),
+    ...(resource === 'contacts' ? { version: Type.Optional(StringEnum(['4.0', '3.0'] as const)) } : {}),
   })
+
+const FILE_KIND = { notes: 'a zip of Markdown files', contacts: 'vCard', events: 'iCalendar' } as const
+const MEDIA_TYPE = { notes: 'application/zip', contacts: 'text/vcard', events: 'text/calendar' } as const
 
 /** ids listed in an `<record>.imported` event at most: one realtime message must stay far below a client's buffer. */
 export const MAX_EVENT_IDS = 1000
@@ -47,42 +50,68 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
 
       scope.get(
         `/${resource}/export`,
-        { schema: { tags, querystring: exportQuery(resource) }, config: { envelope: 'none' } },
+        {
+          schema: {
+            tags,
+            summary: `Export every ${resource.slice(0, -1)} as ${FILE_KIND[resource]}`,
+            querystring: exportQuery(resource),
+            response: {
+              200: {
+                description: `The file (${FILE_KIND[resource]}), as an attachment`,
+                content: { [MEDIA_TYPE[resource]]: { schema: { type: 'string', format: 'binary' } } },
+              },
+            },
+          },
+          config: { envelope: 'none' },
+        },
         async (request, reply) => {
           const { version } = request.query as { version?: '4.0' | '3.0' }
-          const file = codec.write(service.listAll(request.auth.userId as string, resource), { version, now: now() })
+          const file = codec.write(service.listAll(request.userId, resource), { version, now: now() })
           reply.header('content-type', file.contentType)
           reply.header('content-disposition', `attachment; filename="${file.filename}"`)
           return reply.send(file.body)
         },
       )
 
-      scope.post(`/${resource}/import`, { schema: { tags, response: { 200: Single(ImportResult) } } }, async (request) => {
-        const upload = await readUpload(request)
-        let parsed: ParseResult<unknown>
-        try {
-          parsed = codec.read(upload.bytes, upload.filename)
-        } catch (err) {
-          if (err instanceof FileTooLargeError) throw new HttpError('PAYLOAD_TOO_LARGE', err.message)
-          if (err instanceof FileFormatError) throw new HttpError('VALIDATION_ERROR', err.message, { field: 'file', constraint: 'format' })
-          throw err
-        }
-        const userId = request.auth.userId as string
-        const result = service.importMany(
-          userId,
-          resource,
-          parsed.entries.map((e) => e.record),
-          { source: request.svcSource ?? 'import', emit: false },
-        )
-        const ids = result.created.map((r) => r.id)
-        if (ids.length > 0) {
-          // One summary event instead of a created event per record: a 20,000-contact import
-          // must not burst 20 MB at every realtime client (each would overflow its buffer and be dropped).
-          const data = { count: ids.length, ids: ids.slice(0, MAX_EVENT_IDS), ids_truncated: ids.length > MAX_EVENT_IDS }
-          events.emit(`${service.definition(resource).singular}.imported`, { userId, at: new Date(now()).toISOString(), data })
-        }
-        return { imported: ids.length, ids, failed: failures(parsed, result.failed) }
-      })
+      scope.post(
+        `/${resource}/import`,
+        {
+          config: { errors: ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] },
+          schema: {
+            tags,
+            summary: `Import ${resource} from ${FILE_KIND[resource]}`,
+            description: `Upload the file as multipart/form-data, field \`file\` (at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB). Good entries are imported in one transaction; the others are reported in \`failed\` with where they are in the file.`,
+            response: { 200: Single(ImportResult) },
+          },
+        },
+        async (request) => {
+          const upload = await readUpload(request)
+          let parsed: ParseResult<unknown>
+          try {
+            parsed = codec.read(upload.bytes, upload.filename)
+          } catch (err) {
+            if (err instanceof FileTooLargeError) throw new HttpError('PAYLOAD_TOO_LARGE', err.message)
+            if (err instanceof FileFormatError)
+              throw new HttpError('VALIDATION_ERROR', err.message, { field: 'file', constraint: 'format' })
+            throw err
+          }
+          const userId = request.userId
+          const result = service.importMany(
+            userId,
+            resource,
+            parsed.entries.map((e) => e.record),
+            { source: request.svcSource ?? 'import', emit: false },
+          )
+          const ids = result.created.map((r) => r.id)
+          if (ids.length > 0) {
+            // One summary event instead of a created event per record: a 20,000-contact import
+            // must not burst 20 MB at every realtime client (each would overflow its buffer and be dropped).
+            const data = { count: ids.length, ids: ids.slice(0, MAX_EVENT_IDS), ids_truncated: ids.length > MAX_EVENT_IDS }
+            events.emit(`${service.definition(resource).singular}.imported`, { userId, at: new Date(now()).toISOString(), data })
+          }
+          return { imported: ids.length, ids, failed: failures(parsed, result.failed) }
+        },
+      )
     }
   })
 }

@@ -6,14 +6,22 @@ import type { StorageService } from '../service.js'
 export async function diskRoutes(app: PluginInstance, { service }: { service: StorageService }): Promise<void> {
   app.get(
     '/disks',
-    { schema: { tags: ['storage'], response: { 200: ListOf(Disk) } }, config: { requires: ['storage.canListDisks'], envelope: 'list' } },
+    {
+      schema: { summary: 'List disks', tags: ['storage'], response: { 200: ListOf(Disk) } },
+      config: { requires: ['storage.canListDisks'] },
+    },
     async () => everything(await service.disks()),
   )
 
   app.get(
     '/disks/:id/smart',
     {
-      schema: { tags: ['storage'], params: DiskParams, response: { 200: Single(Nullable(SmartRecord)) } },
+      schema: {
+        summary: "Get a disk's SMART health",
+        tags: ['storage'],
+        params: DiskParams,
+        response: { 200: Single(Nullable(SmartRecord)) },
+      },
       config: { requires: ['storage.canListDisks'] },
     },
     async (request) => service.smart(request.params.id),

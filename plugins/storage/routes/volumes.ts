@@ -7,8 +7,8 @@ export async function volumeRoutes(app: PluginInstance, { service }: { service: 
   app.get(
     '/volumes',
     {
-      schema: { tags: ['storage'], querystring: VolumesQuery, response: { 200: ListOf(Volume) } },
-      config: { requires: ['storage.canListVolumes'], envelope: 'list' },
+      schema: { summary: 'List volumes', tags: ['storage'], querystring: VolumesQuery, response: { 200: ListOf(Volume) } },
+      config: { requires: ['storage.canListVolumes'] },
     },
     async (request) => everything(await service.volumes(request.query.include_windows)),
   )
@@ -16,8 +16,8 @@ export async function volumeRoutes(app: PluginInstance, { service }: { service: 
   app.get(
     '/data-usage',
     {
-      schema: { tags: ['storage'], response: { 200: ListOf(DataUsageCategory) } },
-      config: { requires: ['storage.canGetDataUsage'], envelope: 'list' },
+      schema: { summary: "Get how much space Hearth's data uses", tags: ['storage'], response: { 200: ListOf(DataUsageCategory) } },
+      config: { requires: ['storage.canGetDataUsage'] },
     },
     async () => everything(await service.dataUsage()),
   )

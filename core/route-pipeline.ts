@@ -1,0 +1,167 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { RouteGuards } from './auth/context.js'
+import { createGuard, type GuardDeps } from './auth/guards.js'
+import { errorEntry } from './errors.js'
+import { operationIdOf } from './operation-id.js'
+import { envelopeOf, ListOf, type Page, Single, type Tier } from './schemas.js'
+
+/**
+ * The one route pipeline, installed per plugin by the loader (the core's own
+ * routes are plugins too): manifest defaults → guard → envelope → contract.
+ * Each route's final config is settled here, once, before the guard is built
+ * from it; the OpenAPI document reads what this step derived.
+ */
+export interface PipelineContext {
+  /** The plugin's name: the default tag of its routes. */
+  plugin: string
+  /** The manifest's route defaults; a route's own config wins. */
+  defaults: Pick<RouteGuards, 'scope' | 'requires' | 'tier'>
+  guard: GuardDeps
+  /** The tier a list reports to a caller without a session (public routes). */
+  defaultTier: () => Tier
+  /** operationId → "METHOD url" across the whole app: a second route deriving the same id is refused. */
+  operationIds: Map<string, string>
+}
+
+type Mode = 'single' | 'list' | 'none'
+type RouteSchema = {
+  response?: Record<string, TSchema>
+  operationId?: string
+  summary?: string
+  description?: string
+  tags?: string[]
+  security?: Array<Record<string, string[]>>
+  body?: unknown
+  querystring?: unknown
+  params?: unknown
+  hide?: boolean
+  [extension: `x-${string}`]: unknown
+}
+
+export function installRoutePipeline(instance: FastifyInstance, ctx: PipelineContext): void {
+  instance.addHook('onRoute', (route) => prepareRoute(route, ctx))
+}
+
+export function prepareRoute(route: RouteOptions, ctx: PipelineContext): void {
+  const config: RouteGuards = { ...definedOnly(ctx.defaults), ...route.config }
+  // A new object: Fastify derives the HEAD route from the options as given, and runs this step again on them.
+  route.config = config
+  for (const code of config.errors ?? []) {
+    if (!errorEntry(code))
+      throw new Error(`${route.method} ${route.url}: error code ${code} is not in the catalogue (api.errors.define it first)`)
+  }
+  if (config.auth !== false) route.onRequest = [createGuard(ctx.guard, config), ...[route.onRequest ?? []].flat()]
+  const mode = envelopeMode(route, config)
+  route.schema = contract(route, config, mode, ctx)
+  if (mode !== 'none') route.handler = enveloped(route.handler, mode, ctx.defaultTier)
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+const success = (schema: RouteSchema | undefined) => Object.entries(schema?.response ?? {}).filter(([status]) => status.startsWith('2'))
+
+function envelopeMode(route: RouteOptions, config: RouteGuards): Mode {
+  if (config.envelope) return config.envelope
+  const declared = success(route.schema as RouteSchema | undefined)[0]?.[1]
+  return envelopeOf(declared)?.mode ?? 'single'
+}
+
+/**
+ * The route's schema as the wire and the document see it: 2xx schemas in
+ * their enveloped form (one declared without Single/ListOf is wrapped, as
+ * plugin API 1.0 promised), and the operation's id, tags, security and access notes.
+ */
+function contract(route: RouteOptions, config: RouteGuards, mode: Mode, ctx: PipelineContext): RouteSchema {
+  const given = (route.schema ?? {}) as RouteSchema
+  const schema: RouteSchema = { ...given }
+  if (given.response) {
+    schema.response = Object.fromEntries(
+      Object.entries(given.response).map(([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared]),
+    )
+  }
+  if (given.hide) return schema
+  const method = String(route.method)
+  schema.operationId ??= operationIdOf(method, route.url, {
+    list: mode === 'list',
+    creates: 'response' in schema && '201' in (schema.response ?? {}),
+  })
+  if (method !== 'HEAD') {
+    const holder = ctx.operationIds.get(schema.operationId)
+    const here = `${method} ${route.url}`
+    if (holder && holder !== here) throw new Error(`operationId ${schema.operationId} of ${here} is already used by ${holder}`)
+    ctx.operationIds.set(schema.operationId, here)
+  }
+  schema.tags ??= [ctx.plugin]
+  schema.security = config.auth === false ? [] : [{ userToken: [] }, { apiKey: [] }, { systemToken: [] }]
+  schema.description = [given.description, ...accessNotes(config)].filter(Boolean).join('\n\n')
+  if (config.auth !== false) schema['x-hearth-scope'] = config.scope ?? 'general'
+  if (config.role) schema['x-hearth-role'] = config.role
+  if (config.tier === 'pro') schema['x-hearth-tier'] = 'pro'
+  if (config.requires?.length) schema['x-hearth-requires'] = config.requires
+  return schema
+}
+
+function wire(declared: TSchema, mode: Mode): TSchema {
+  if (mode === 'none' || envelopeOf(declared)) return declared
+  if (mode === 'list') return ListOf((declared.properties?.items?.items as TSchema | undefined) ?? declared)
+  return Single(declared)
+}
+
+const SCOPES: Record<NonNullable<RouteGuards['scope']>, string> = {
+  records: 'API keys of every scope (agent, system, sync) reach it.',
+  general: 'API keys: system scope; agent scope for reads (GET) only.',
+  admin: 'API keys: system scope only, acting for an admin.',
+}
+
+/** What a caller needs, in words, from the same config the guard enforces. */
+export function accessNotes(config: RouteGuards): string[] {
+  if (config.auth === false) return ['**Public**: no token needed.']
+  const notes = [`**Access**: a user's access token, the system token, or an API key. ${SCOPES[config.scope ?? 'general']}`]
+  if (config.role) notes.push(`**Role**: ${config.role === 'owner' ? 'owner' : 'admin or owner'} (403 FORBIDDEN otherwise).`)
+  if (config.tier === 'pro') notes.push('**Pro tier**: free users get 403 FEATURE_NOT_AVAILABLE.')
+  if (config.requires?.length) {
+    notes.push(
+      `**Hardware**: needs ${config.requires.join(', ')} of the active driver (503 without a driver of that kind, 422 when the driver lacks it).`,
+    )
+  }
+  return notes
+}
+
+/** Every error code the route can answer, from its guards, its schemas and what it declares (`config.errors`). */
+export function routeErrors(config: RouteGuards, schema: RouteSchema | undefined): string[] {
+  const codes = new Set<string>()
+  if (config.auth !== false) {
+    codes.add('UNAUTHORIZED').add('RATE_LIMITED')
+    if (config.userContext !== false) codes.add('USER_CONTEXT_REQUIRED')
+    if (config.scope !== 'records') codes.add('INSUFFICIENT_SCOPE')
+    if (config.role) codes.add('FORBIDDEN')
+    if (config.tier === 'pro') codes.add('FEATURE_NOT_AVAILABLE')
+    if (config.requires?.length) codes.add('SERVICE_UNAVAILABLE').add('UNPROCESSABLE')
+  }
+  if (schema?.body) codes.add('VALIDATION_ERROR').add('UNSUPPORTED_MEDIA_TYPE').add('PAYLOAD_TOO_LARGE')
+  if (schema?.params) codes.add('VALIDATION_ERROR').add('NOT_FOUND')
+  if (schema?.querystring) codes.add('INVALID_QUERY')
+  for (const code of config.errors ?? []) codes.add(code)
+  codes.add('INTERNAL_ERROR')
+  return [...codes]
+}
+
+/** Lets a route return its record (or `{ items, total }`) while the wire carries the envelope. */
+function enveloped(handler: RouteOptions['handler'], mode: 'single' | 'list', defaultTier: () => Tier): RouteOptions['handler'] {
+  return async function envelope(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const result = await handler.call(this, request, reply)
+    if (result === reply || reply.sent) return reply
+    if (result === undefined) return reply.code(204).send()
+    if (mode === 'single') return { data: result }
+    const page = result as Page<unknown>
+    const q = (request.query ?? {}) as { limit?: number; offset?: number }
+    return {
+      data: page.items,
+      meta: { total: page.total, limit: q.limit ?? page.items.length, offset: q.offset ?? 0 },
+      tier: request.auth?.tier ?? defaultTier(),
+    }
+  }
+}
