@@ -6,7 +6,7 @@ import type { ZoneRow } from '../store/zones.js'
 import type { DnsContext } from './context.js'
 import { majorityIp } from './public-ip.js'
 import { viewRecord } from './records.js'
-import { bumpSerial, publishNames } from './zone-data.js'
+import { writeZone, type ZoneChange } from './zone-data.js'
 import type { ZoneService } from './zones.js'
 
 /**
@@ -65,27 +65,23 @@ export function ddnsService(ctx: DnsContext, zones: ZoneService) {
     const type = isIPv4(ip) ? 'A' : 'AAAA'
     const stale = ctx.records.ddnsRecords(zone.id).filter((r) => r.type === type && r.content !== ip)
     const written: RecordRow[] = []
+    const updates: NonNullable<ZoneChange['update']> = []
     for (const row of stale) {
       const next = { ...row, content: ip, updated_at: ctx.iso() }
       if (zone.mode === 'proxy') {
         const { driver, pz } = zones.providerOf(zone)
         const record = { type, name: row.name, content: ip, ttl: row.ttl, priority: null, proxied: row.proxied === 1 } as const
         const saved = await driver.updateRecord(pz, row.id, record)
-        ctx.records.update(next, saved.id)
+        // Each provider write is mirrored at once: a later one failing must not lose this one.
+        writeZone(ctx, zone, { update: [{ row: next, id: saved.id, previousName: row.name }] })
         written.push({ ...next, id: saved.id })
       } else {
-        ctx.records.update(next)
+        updates.push({ row: next, previousName: row.name })
         written.push(next)
       }
     }
-    if (written.length && zone.mode === 'authoritative') {
-      ctx.transaction(() => bumpSerial(ctx, zone))
-      publishNames(
-        ctx,
-        zone,
-        written.map((r) => r.name),
-      )
-    }
+    // Every address of an authoritative zone changes in one transaction, with one serial.
+    if (updates.length) writeZone(ctx, zone, { update: updates })
     for (const r of written) ctx.api.events.emit('dns.record.updated', { userId: zone.user_id, id: r.id, data: viewRecord(r, zone) })
     return written.map((r) => r.id)
   }

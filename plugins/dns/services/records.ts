@@ -6,7 +6,7 @@ import type { ZoneRow } from '../store/zones.js'
 import type { DnsContext } from './context.js'
 import { viaProvider } from './providers.js'
 import { type RecordBody, type ValidRecord, validateRecord } from './validate.js'
-import { bumpSerial, displaySoa, publishNames } from './zone-data.js'
+import { displaySoa, writeZone } from './zone-data.js'
 import type { ZoneService } from './zones.js'
 
 /**
@@ -96,18 +96,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
     if (zone.mode === 'authoritative') {
       for (const r of recs)
         rows.push({ ...r, id: randomUUID(), zone_id: zone.id, user_id: userId, proxied: 0, ddns: 0, created_at: at, updated_at: at })
-      ctx.transaction(() => {
-        for (const row of rows) {
-          ctx.records.insert(row)
-          ctx.records.setRrsetTtl(zone.id, row.name, row.type, row.ttl)
-        }
-        bumpSerial(ctx, zone)
-      })
-      publishNames(
-        ctx,
-        zone,
-        rows.map((r) => r.name),
-      )
+      writeZone(ctx, zone, { insert: rows })
     } else {
       const { driver, pz } = zones.providerOf(zone)
       try {
@@ -116,7 +105,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
         for (const done of rows) await driver.deleteRecord(pz, done.id).catch(() => undefined)
         throw err
       }
-      ctx.transaction(() => rows.forEach((row) => ctx.records.insert(row)))
+      writeZone(ctx, zone, { insert: rows })
     }
     const views = rows.map((r) => viewRecord(r, zone))
     for (const v of views) emit('created', userId, v)
@@ -156,12 +145,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
         const { driver, pz } = zones.providerOf(zone)
         newId = (await viaProvider(() => driver.updateRecord(pz, recordId, rec))).id
       }
-      ctx.transaction(() => {
-        ctx.records.update(row, newId)
-        if (zone.mode === 'authoritative') ctx.records.setRrsetTtl(zone.id, row.name, row.type, row.ttl)
-        bumpSerial(ctx, zone)
-      })
-      publishNames(ctx, zone, [old.name, row.name])
+      writeZone(ctx, zone, { update: [{ row, id: newId, previousName: old.name }] })
       const updated = viewRecord({ ...row, id: newId }, zone)
       emit('updated', userId, updated)
       return updated
@@ -177,11 +161,7 @@ export function recordService(ctx: DnsContext, zones: ZoneService) {
           if (!(err instanceof HttpError && err.code === 'NOT_FOUND')) throw err
         })
       }
-      ctx.transaction(() => {
-        ctx.records.remove(zone.id, recordId)
-        bumpSerial(ctx, zone)
-      })
-      publishNames(ctx, zone, [gone.name])
+      writeZone(ctx, zone, { remove: [gone] })
       emit('deleted', userId, { id: recordId, zone_id: zone.id })
       return { id: recordId, deleted: true as const }
     },

@@ -74,6 +74,47 @@ export function publishNames(ctx: DnsContext, zone: ZoneRow, names: string[]): v
   if (!ctx.server.patchZone(zone.zone, zone.serial, owners)) publish(ctx, zone)
 }
 
+/** A change of one zone's records; an update may carry the id the provider gave the record anew. */
+export interface ZoneChange {
+  insert?: RecordRow[]
+  update?: Array<{ row: RecordRow; id?: string; previousName: string }>
+  remove?: RecordRow[]
+}
+
+/**
+ * Stores rows of a zone (inside the caller's transaction): the one place a record row is
+ * written, so an RRset's TTL follows its last write wherever the write comes from.
+ */
+export function storeRecords(ctx: DnsContext, zone: Pick<ZoneRow, 'id' | 'mode'>, change: ZoneChange): void {
+  const authoritative = zone.mode === 'authoritative'
+  for (const row of change.insert ?? []) {
+    ctx.records.insert(row)
+    if (authoritative) ctx.records.setRrsetTtl(zone.id, row.name, row.type, row.ttl)
+  }
+  for (const { row, id } of change.update ?? []) {
+    ctx.records.update(row, id)
+    if (authoritative) ctx.records.setRrsetTtl(zone.id, row.name, row.type, row.ttl)
+  }
+  for (const row of change.remove ?? []) ctx.records.remove(zone.id, row.id)
+}
+
+/**
+ * The zone writer of record writes and DDNS: the rows and the serial in one transaction,
+ * then the server serves the names the change touched.
+ */
+export function writeZone(ctx: DnsContext, zone: ZoneRow, change: ZoneChange): void {
+  ctx.transaction(() => {
+    storeRecords(ctx, zone, change)
+    bumpSerial(ctx, zone)
+  })
+  const names = [
+    ...(change.insert ?? []).map((r) => r.name),
+    ...(change.update ?? []).flatMap((u) => [u.previousName, u.row.name]),
+    ...(change.remove ?? []).map((r) => r.name),
+  ]
+  publishNames(ctx, zone, names)
+}
+
 /** Loads every authoritative zone of every user into the server (plugin start). */
 export function publishAll(ctx: DnsContext): void {
   ctx.server.setZones(ctx.zones.authoritative().map((z) => toZoneData(z, ctx.records.list(z.id))))

@@ -10,7 +10,7 @@ import { firewall } from './firewall.js'
 import { driverFor, serialisedWrites, viaProvider } from './providers.js'
 import { mirrorRows } from './records.js'
 import { invalid, normalizeZoneName } from './validate.js'
-import { nextSerial, publish, soaContent } from './zone-data.js'
+import { nextSerial, publish, soaContent, storeRecords } from './zone-data.js'
 
 /** Zones: authoritative ones live in the built-in server, proxy ones mirror a provider's zone. */
 
@@ -131,13 +131,15 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
       updated_at: row.created_at,
     }
     return insertZone(row, () => {
-      ctx.records.insert({ ...base, id: randomUUID(), type: 'SOA', content: soaContent(name, nameservers) })
-      for (const ns of nameservers) ctx.records.insert({ ...base, id: randomUUID(), type: 'NS', content: ns })
+      const rows: RecordRow[] = [{ ...base, id: randomUUID(), type: 'SOA', content: soaContent(name, nameservers) }]
+      for (const ns of nameservers) rows.push({ ...base, id: randomUUID(), type: 'NS', content: ns })
       // Glue for the default in-zone name server when the public IP is known; marked for DDNS
       // so that enabling DDNS on the zone keeps it current.
       const ip = ctx.ddns.lastGood()?.ip
       if (!ctx.config.nameservers.length && ip && isIPv4(ip))
-        ctx.records.insert({ ...base, id: randomUUID(), type: 'A', name: 'ns1', content: ip, ddns: 1 })
+        rows.push({ ...base, id: randomUUID(), type: 'A', name: 'ns1', content: ip, ddns: 1 })
+      // The new zone's first serial stays as created; the caller publishes the whole zone.
+      storeRecords(ctx, row, { insert: rows })
     })
   }
 
