@@ -128,6 +128,14 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         response: { ...(given.response as object), ...errorResponses(routeErrors(config, given)) },
       }
       if (config.auth !== false && config.userContext !== false && !given.headers) documented.headers = UserHeader
+      if (config.upload) {
+        documented.consumes = ['multipart/form-data']
+        documented.body = {
+          type: 'object',
+          required: [config.upload],
+          properties: { [config.upload]: { type: 'string', format: 'binary', description: 'the file' } },
+        }
+      }
       return { schema: documented as never, url }
     },
     transformObject: (document) => finish((document as { openapiObject: OpenApiDocument }).openapiObject, options) as never,

@@ -48,4 +48,9 @@ export interface RouteGuards {
    * schemas imply (NOT_FOUND, VALIDATION_ERROR... are derived): they are listed in the OpenAPI document.
    */
   errors?: string[]
+  /**
+   * The multipart field of a file upload the handler reads itself (request.file()): Fastify
+   * does not validate such a body, and the OpenAPI document describes it as multipart/form-data.
+   */
+  upload?: string
 }

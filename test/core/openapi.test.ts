@@ -92,6 +92,8 @@ t.test('the document: every operation named, summarised, secured, with its answe
   const zone = doc.paths['/api/v1/dns/zones']?.post as Operation
   t.match(zone.responses['502']?.description, /PROVIDER_ERROR/, "a plugin's own error code is documented")
 
+  const imported = doc.paths['/api/v1/contacts/import']?.post as Operation
+  t.ok(imported.requestBody?.content['multipart/form-data'], 'an upload documents its multipart body')
   const exported = doc.paths['/api/v1/events/export']?.get as Operation
   t.ok(exported.responses['200']?.content?.['text/calendar'], 'a file export documents its media type')
 

@@ -76,7 +76,7 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
       scope.post(
         `/${resource}/import`,
         {
-          config: { errors: ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] },
+          config: { upload: 'file', errors: ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] },
           schema: {
             tags,
             summary: `Import ${resource} from ${FILE_KIND[resource]}`,
