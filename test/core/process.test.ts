@@ -26,7 +26,9 @@ function start(env: Record<string, string>) {
   let output = ''
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
-  const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(code ?? (signal === 'SIGTERM' ? 0 : null))))
+  // 'close', not 'exit': npm can die of the group's SIGTERM before the daemon it started has
+  // drained and written its last lines; the pipes close only when both have gone.
+  const exited = new Promise<number | null>((r) => child.on('close', (code, signal) => r(code ?? (signal === 'SIGTERM' ? 0 : null))))
   return { child, exited, output: () => output }
 }
 
