@@ -3,11 +3,17 @@ import { definePlugin } from '../../core/plugin-api.js'
 import { importExportRoutes } from './routes/import-export.js'
 import { noteArchiveRoutes } from './routes/notes.js'
 import { recordRoutes } from './routes/records.js'
+import { isZone } from './resources/zoned.js'
 import { createRecordsService } from './service.js'
 
 const Config = Type.Object({
   /** Days a soft-deleted record stays in the trash before the purge removes it (decisions.md: 30). */
   trashRetentionDays: Type.Integer({ minimum: 1, maximum: 36_500, default: 30, env: 'HEARTH_TRASH_RETENTION_DAYS' }),
+  /**
+   * The household's IANA time zone (the NAS OS sets it from its own setting): new events' default
+   * zone and the zone of `date=today`-style windows. Never the daemon's process TZ.
+   */
+  timezone: Type.String({ minLength: 1, maxLength: 64, default: 'UTC', env: 'HEARTH_TIMEZONE' }),
 })
 
 /** Notes, contacts and calendar events under /api/v1 (api.md), with search, trash and change events. */
@@ -28,7 +34,15 @@ export default definePlugin(
     scope: 'records',
   },
   async (app, api) => {
-    const service = createRecordsService({ db: api.db, events: api.events, now: api.now, validator: api.validator })
+    if (!isZone(api.config.timezone))
+      throw new Error(`HEARTH_TIMEZONE: ${api.config.timezone} is not an IANA time zone (e.g. Europe/Paris)`)
+    const service = createRecordsService({
+      db: api.db,
+      events: api.events,
+      now: api.now,
+      validator: api.validator,
+      timezone: api.config.timezone,
+    })
     await recordRoutes(app, { service })
     await noteArchiveRoutes(app, { service })
     await importExportRoutes(app, { service, events: api.events, now: api.now })

@@ -29,6 +29,7 @@ import type Database from 'better-sqlite3'
 import { type EventBus, HttpError } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
+import { propertyStore, type StoredProperty } from './engine/properties.js'
 import { QueryCache } from './engine/query-cache.js'
 import type { Page } from './engine/list.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
@@ -46,6 +47,10 @@ export interface ImportResult {
 export interface RecordsService {
   readonly resources: readonly ResourceName[]
   definition(resource: ResourceName): ResourceDefinition
+  /** Format properties kept from imports (record id → lines), for an export. */
+  properties(userId: string, resource: ResourceName): Map<string, StoredProperty[]>
+  /** The instance's IANA time zone (HEARTH_TIMEZONE). */
+  readonly timezone: string
   create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
   importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: { source?: string | null; emit?: boolean }): ImportResult
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
@@ -67,12 +72,16 @@ export interface ServiceDeps {
   validator: (schema: TSchema) => Check
   /** Keep recent list totals and page keys (default true); the bench turns it off to time the queries. */
   listCache?: boolean
+  /** The instance's IANA time zone: events' default zone and the zone of date windows (default UTC). */
+  timezone?: string
 }
 
-export function createRecordsService({ db, events, now, validator, listCache = true }: ServiceDeps): RecordsService {
+export function createRecordsService({ db, events, now, validator, listCache = true, timezone = 'UTC' }: ServiceDeps): RecordsService {
+  const context = { zone: timezone }
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
   const cache = new QueryCache(db, now)
+  const properties = propertyStore(db)
   const engines = Object.fromEntries(
     Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null, validator)]),
   ) as Record<ResourceName, Engine>
@@ -108,7 +117,7 @@ export function createRecordsService({ db, events, now, validator, listCache = t
     record.custom_fields = input.custom_fields ? mergeCustomFields(null, input.custom_fields as CustomFields) : null
     for (const key of Object.keys(e.def.importExtras ?? {})) if (extras[key] !== undefined) record[key] = extras[key]
     dedupeTags(record)
-    e.def.complete(record, new Set(Object.keys(input)), null)
+    e.def.complete(record, new Set(Object.keys(input)), null, context)
     record.source = (extras.source as string | undefined) ?? source ?? 'local'
     record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
     record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
@@ -119,6 +128,8 @@ export function createRecordsService({ db, events, now, validator, listCache = t
   const service: RecordsService = {
     resources: Object.keys(resources) as ResourceName[],
     definition: (resource) => engine(resource).def,
+    properties: (userId, resource) => properties.forUser(userId, resource),
+    timezone,
 
     create(userId, resource, body, opts = {}) {
       const e = engine(resource)
@@ -131,26 +142,36 @@ export function createRecordsService({ db, events, now, validator, listCache = t
     importMany(userId, resource, entries, opts = {}) {
       const e = engine(resource)
       const result: ImportResult = { created: [], failed: [] }
+      const kept = new Map<string, StoredProperty[]>()
       entries.forEach((entry, index) => {
         try {
           if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
             throw new HttpError('VALIDATION_ERROR', 'entry must be an object', { field: '(root)', constraint: 'type' })
           const body: Record<string, unknown> = {}
           const extras: Record<string, unknown> = {}
+          let lines: StoredProperty[] | undefined
           for (const [k, v] of Object.entries(entry)) {
-            if (e.extraKeys.includes(k)) {
+            // What the file carried beyond Hearth's fields (the parsers' `properties`): kept aside.
+            if (k === 'properties' && Array.isArray(v)) lines = v as StoredProperty[]
+            else if (e.extraKeys.includes(k)) {
               if (v !== null && v !== undefined) extras[k] = v
             } else body[k] = v
           }
           e.checkExtras(extras)
-          result.created.push(build(e, body, extras, opts.source))
+          const record = build(e, body, extras, opts.source)
+          result.created.push(record)
+          if (lines?.length) kept.set(record.id, lines)
         } catch (err) {
           if (!(err instanceof HttpError)) throw err
           result.failed.push({ index, error: err })
         }
       })
       db.transaction(() => {
-        for (const record of result.created) e.store.insert(userId, record)
+        for (const record of result.created) {
+          e.store.insert(userId, record)
+          const lines = kept.get(record.id)
+          if (lines) properties.set(userId, resource, record.id, lines)
+        }
       })()
       cache.bump(userId)
       if (opts.emit !== false) for (const r of result.created) emit(e, 'created', userId, r.id, r)
@@ -166,7 +187,7 @@ export function createRecordsService({ db, events, now, validator, listCache = t
 
     list(userId, resource, query) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
-      return engine(resource).lister.list(userId, q, { now: now() })
+      return engine(resource).lister.list(userId, q, { now: now(), zone: timezone })
     },
 
     listAll(userId, resource, opts = {}) {
@@ -187,7 +208,7 @@ export function createRecordsService({ db, events, now, validator, listCache = t
             : mergeCustomFields(current.custom_fields as CustomFields, change.custom_fields as CustomFields)
       }
       dedupeTags(next)
-      e.def.complete(next, new Set(Object.keys(change)), current)
+      e.def.complete(next, new Set(Object.keys(change)), current, context)
       next.updated_at = iso()
       return write(e, userId, next)
     },

@@ -38,9 +38,14 @@ export type ListQuery = Record<string, unknown> & {
   format?: 'compact'
 }
 
-export interface ListContext {
+export interface ListContext extends ResourceContext {
   /** Milliseconds since the epoch, for relative date filters. */
   now: number
+}
+
+/** What the instance settles for every record: its time zone (HEARTH_TIMEZONE, IANA). */
+export interface ResourceContext {
+  zone: string
 }
 
 /**
@@ -91,7 +96,7 @@ export interface ResourceDefinition {
    */
   importExtras?: Record<string, TSchema>
   /** Derives fields (title, display_name, end_at) and checks cross-field rules; throws VALIDATION_ERROR. */
-  complete(record: Record<string, unknown>, changed: Set<string>, previous: Record<string, unknown> | null): void
+  complete(record: Record<string, unknown>, changed: Set<string>, previous: Record<string, unknown> | null, ctx: ResourceContext): void
   /** Resource-specific list filters. */
   filters(query: ListQuery, ctx: ListContext): SqlClause[]
   /** Hides records unless the query asks for them (notes: archived). */

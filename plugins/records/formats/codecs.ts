@@ -3,6 +3,7 @@ import { parseICalendar } from './ics-parse.js'
 import { serializeICalendar } from './ics-serialize.js'
 import { isNoteFile, parseNoteFile, parseNotesArchive, serializeNotesArchive } from './markdown.js'
 import type { ContactRecord, EventRecord, NoteRecord, ParseResult } from './types.js'
+import type { StoredProperty } from '../engine/properties.js'
 import { parseVCards } from './vcard-parse.js'
 import { serializeVCards, type VCardVersion } from './vcard-serialize.js'
 
@@ -19,8 +20,10 @@ export interface ExportFile {
 export interface Codec {
   /** The `format` query values export accepts; the first is the default. */
   formats: readonly string[]
-  write(records: unknown[], options: { version?: VCardVersion; now: number }): ExportFile
-  read(bytes: Buffer, filename: string): ParseResult<unknown>
+  /** `properties`: what imports kept beyond Hearth's fields (record id → lines), written back. */
+  write(records: unknown[], options: { version?: VCardVersion; now: number; properties?: Map<string, StoredProperty[]> }): ExportFile
+  /** `zone`: the instance's IANA zone, for times a file writes without one. */
+  read(bytes: Buffer, filename: string, options?: { zone?: string }): ParseResult<unknown>
 }
 
 export class FileFormatError extends Error {}
@@ -84,11 +87,11 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
   },
   events: {
     formats: ['ics'],
-    write: (records, { now }) => ({
-      body: Buffer.from(serializeICalendar(records as EventRecord[], now)),
+    write: (records, { now, properties }) => ({
+      body: Buffer.from(serializeICalendar(records as EventRecord[], now, properties)),
       contentType: 'text/calendar; charset=utf-8',
       filename: 'hearth-events.ics',
     }),
-    read: (bytes) => requireEntries(parseICalendar(text(bytes)), 'iCalendar event (BEGIN:VEVENT)'),
+    read: (bytes, _filename, options) => requireEntries(parseICalendar(text(bytes), options), 'iCalendar event (BEGIN:VEVENT)'),
   },
 }

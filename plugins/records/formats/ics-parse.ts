@@ -3,7 +3,9 @@ import { CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
 import { parseStamp } from './stamps.js'
 import { parseDuration, parseTime } from './ics-time.js'
 import { parseRRule } from './rrule.js'
-import type { EventRecord, ParseResult } from './types.js'
+import { isZone } from '../resources/zoned.js'
+import type { StoredProperty } from '../engine/properties.js'
+import type { EventRecord, ParseResult, Recurrence } from './types.js'
 
 /**
  * iCalendar → events: every VEVENT of every VCALENDAR, as Google Calendar,
@@ -21,7 +23,13 @@ const PARTSTAT: Record<string, EventRecord['attendees'][number]['status']> = {
   DELEGATED: 'pending',
 }
 
-export function parseICalendar(text: string): ParseResult<EventRecord> {
+export interface ICalendarOptions {
+  /** The importing instance's IANA zone: floating times are wall-clock times there. */
+  zone?: string
+}
+
+export function parseICalendar(text: string, options: ICalendarOptions = {}): ParseResult<EventRecord> {
+  const zone = options.zone ?? 'UTC'
   const { roots, errors } = parseComponents(text, 1)
   const result: ParseResult<EventRecord> = { entries: [], failed: errors.map((e) => ({ line: e.line, error: e.error })) }
   let index = 0
@@ -35,7 +43,9 @@ export function parseICalendar(text: string): ParseResult<EventRecord> {
       const at = { index: index++, line: vevent.line }
       try {
         if (vevent.broken) throw new Error(vevent.broken)
-        result.entries.push({ ...at, record: readEvent(vevent, calName ? unescapeText(calName.value).trim() : undefined) })
+        const record = readEvent(vevent, zone, calName ? unescapeText(calName.value).trim() : undefined)
+        const properties = unmapped(vevent)
+        result.entries.push(properties.length ? { ...at, record, properties } : { ...at, record })
       } catch (err) {
         result.failed.push({ ...at, error: (err as Error).message })
       }
@@ -44,7 +54,7 @@ export function parseICalendar(text: string): ParseResult<EventRecord> {
   return result
 }
 
-function readEvent(vevent: Component, fileCalendar?: string): EventRecord {
+function readEvent(vevent: Component, floatingZone: string, fileCalendar?: string): EventRecord {
   const prop = (name: string) => vevent.properties.find((p) => p.name === name)
   const text = (name: string) => {
     const cl = prop(name)
@@ -53,11 +63,15 @@ function readEvent(vevent: Component, fileCalendar?: string): EventRecord {
   if (prop('RECURRENCE-ID')) throw new Error('modified occurrence (RECURRENCE-ID) of a recurring event is not supported')
   const dtstart = prop('DTSTART')
   if (!dtstart) throw new Error('VEVENT has no DTSTART')
-  const start = parseTime(dtstart)
+  const start = parseTime(dtstart, floatingZone)
+  // RFC 5545 3.3.10: a series runs in its DTSTART's zone (UTC for a Z time, the local zone for a floating one).
+  // An all-day event has no zone on its DATE values: Hearth's own export names it in X-HEARTH-TIMEZONE.
+  const named = text('X-HEARTH-TIMEZONE')?.trim()
+  const timezone = start.zone ?? (start.date && named && isZone(named) ? named : floatingZone)
   const dtend = prop('DTEND')
   const duration = prop('DURATION')
   let end_at: string | null = null
-  if (dtend) end_at = parseTime(dtend).iso
+  if (dtend) end_at = parseTime(dtend, timezone).iso
   else if (duration) end_at = new Date(Date.parse(start.iso) + parseDuration(duration.value) * 1000).toISOString()
 
   const categories = vevent.properties.filter((p) => p.name === 'CATEGORIES').flatMap((p) => splitEscaped(p.value, ','))
@@ -75,9 +89,10 @@ function readEvent(vevent: Component, fileCalendar?: string): EventRecord {
     start_at: start.iso,
     end_at,
     all_day: start.date,
-    recurrence: rrule ? parseRRule(rrule.value, rrule.line) : null,
+    recurrence: rrule ? withExdates(parseRRule(rrule.value, rrule.line), vevent, timezone) : null,
     status: (statusText && STATUS[statusText]) || 'confirmed',
     calendar_name: text('X-HEARTH-CALENDAR')?.trim() || categories[0]?.trim() || fileCalendar || 'default',
+    timezone,
     reminders: vevent.components.filter((c) => c.name === 'VALARM').map((alarm) => readAlarm(alarm, start.iso, end_at)),
     attendees: vevent.properties.filter((p) => p.name === 'ATTENDEE').map(readAttendee),
     custom_fields: Object.keys(custom).length > 0 ? custom : null,
@@ -93,6 +108,45 @@ function readEvent(vevent: Component, fileCalendar?: string): EventRecord {
   if (created) record.created_at = created
   if (modified) record.updated_at = modified
   return record
+}
+
+/** The VEVENT properties Hearth reads into fields (or writes itself); the others are kept as they are. */
+const MAPPED = new Set([
+  'DTSTART',
+  'DTEND',
+  'DURATION',
+  'RRULE',
+  'EXDATE',
+  'SUMMARY',
+  'DESCRIPTION',
+  'LOCATION',
+  'STATUS',
+  'CATEGORIES',
+  'ATTENDEE',
+  'DTSTAMP',
+  'CREATED',
+  'LAST-MODIFIED',
+  'RECURRENCE-ID',
+  CUSTOM_FIELD_PROPERTY,
+])
+
+/** Properties with no Hearth field (UID, ORGANIZER, TRANSP, SEQUENCE, X-APPLE-...), as the file wrote them. */
+function unmapped(vevent: Component): StoredProperty[] {
+  return vevent.properties
+    .filter((p) => !MAPPED.has(p.name) && !p.name.startsWith('X-HEARTH-') && p.name !== 'BEGIN' && p.name !== 'END')
+    .map((p) => [p.name, [...p.params], p.value] as StoredProperty)
+}
+
+/** EXDATE lines (each a comma-separated list, with its own TZID or VALUE=DATE) → `exdates`. */
+function withExdates(rule: Recurrence, vevent: Component, zone: string): Recurrence {
+  const exdates: string[] = []
+  for (const cl of vevent.properties.filter((p) => p.name === 'EXDATE')) {
+    for (const value of cl.value.split(',')) {
+      const t = parseTime({ ...cl, value }, zone)
+      exdates.push(t.date ? t.iso.slice(0, 10) : t.iso)
+    }
+  }
+  return exdates.length ? { ...rule, exdates } : rule
 }
 
 function readAlarm(alarm: Component, startIso: string, endIso: string | null): EventRecord['reminders'][number] {

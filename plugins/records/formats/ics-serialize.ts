@@ -3,31 +3,72 @@ import { customFieldLines } from './custom-fields.js'
 import { formatStamp } from './stamps.js'
 import { formatTime, formatTrigger } from './ics-time.js'
 import { formatRRule } from './rrule.js'
+import { vtimezone } from './vtimezone.js'
+import type { StoredProperty } from '../engine/properties.js'
+import { fromWall, toWall } from '../resources/zoned.js'
 import type { EventRecord } from './types.js'
 
 type ExportedEvent = EventRecord & { id?: string }
 
 const PARTSTAT = { accepted: 'ACCEPTED', declined: 'DECLINED', tentative: 'TENTATIVE', pending: 'NEEDS-ACTION' } as const
 
-/** Events → one VCALENDAR (CRLF, folded at 75 octets). Times are written in UTC. */
-export function serializeICalendar(events: ExportedEvent[], now: number = Date.now()): string {
+/**
+ * Events → one VCALENDAR (CRLF, folded at 75 octets). A timed event in a zone other than UTC
+ * is written in its wall-clock time with TZID, and the file carries a VTIMEZONE for each zone
+ * used (covering the years its events span, and ten more for open series); all-day events are DATEs.
+ */
+export function serializeICalendar(
+  events: ExportedEvent[],
+  now: number = Date.now(),
+  properties: ReadonlyMap<string, StoredProperty[]> = new Map(),
+): string {
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Hearth//Hearth Records//EN', 'CALSCALE:GREGORIAN']
   const stamp = formatStamp(new Date(now).toISOString())
-  for (const e of events) lines.push(...vevent(e, stamp))
+  const years = new Map<string, [number, number]>()
+  for (const e of events) {
+    const zone = zoneOf(e)
+    if (!zone) continue
+    const year = new Date(e.start_at).getUTCFullYear()
+    const [lo, hi] = years.get(zone) ?? [year, year]
+    years.set(zone, [Math.min(lo, year), Math.max(hi, e.recurrence ? year + 10 : year)])
+  }
+  for (const [zone, [from, to]] of [...years].sort(([a], [b]) => a.localeCompare(b))) lines.push(...vtimezone(zone, from - 1, to))
+  for (const e of events) lines.push(...vevent(e, stamp, (e.id && properties.get(e.id)) || []))
   lines.push('END:VCALENDAR')
   return `${lines.join('\r\n')}\r\n`
 }
 
-function vevent(e: ExportedEvent, stamp: string): string[] {
+/** The zone a timed event is written in with TZID; null for UTC and all-day events. */
+const zoneOf = (e: ExportedEvent): string | null => (e.all_day || !e.timezone || e.timezone === 'UTC' ? null : e.timezone)
+
+/** One EXDATE in DTSTART's value type: a DATE, a TZID wall-clock time, or UTC. */
+function exdateLine(exdate: string, e: ExportedEvent, zone: string | null): string {
+  if (e.all_day) return contentLine('EXDATE', [['VALUE', 'DATE']], exdate.slice(0, 10).replace(/-/g, ''))
+  // A bare day excludes that day's occurrence: at the series' time of day.
+  const iso = exdate.length === 10 ? sameTimeOn(exdate, e.start_at, e.timezone ?? 'UTC') : new Date(exdate).toISOString()
+  return contentLine('EXDATE', zone ? [['TZID', zone]] : [], formatTime(iso, false, zone))
+}
+
+function sameTimeOn(day: string, startIso: string, zone: string): string {
+  const time = toWall(Date.parse(startIso), zone).toISOString().slice(10)
+  return new Date(fromWall(new Date(`${day}${time}`), zone)).toISOString()
+}
+
+function vevent(e: ExportedEvent, stamp: string, kept: StoredProperty[]): string[] {
   const lines = ['BEGIN:VEVENT']
-  if (e.id) lines.push(`UID:${e.id}@hearth`)
+  // The UID the event came with stays its UID: the client that wrote it keeps recognising it.
+  if (e.id && !kept.some(([name]) => name === 'UID')) lines.push(`UID:${e.id}@hearth`)
   lines.push(`DTSTAMP:${stamp}`)
   if (e.created_at) lines.push(`CREATED:${formatStamp(e.created_at)}`)
   if (e.updated_at) lines.push(`LAST-MODIFIED:${formatStamp(e.updated_at)}`)
-  const dateParams: Array<[string, string]> = e.all_day ? [['VALUE', 'DATE']] : []
-  lines.push(contentLine('DTSTART', dateParams, formatTime(e.start_at, e.all_day)))
-  if (e.end_at) lines.push(contentLine('DTEND', dateParams, formatTime(e.end_at, e.all_day)))
-  if (e.recurrence) lines.push(`RRULE:${formatRRule(e.recurrence, e.all_day)}`)
+  const zone = zoneOf(e)
+  const dateParams: Array<[string, string]> = e.all_day ? [['VALUE', 'DATE']] : zone ? [['TZID', zone]] : []
+  lines.push(contentLine('DTSTART', dateParams, formatTime(e.start_at, e.all_day, zone)))
+  if (e.end_at) lines.push(contentLine('DTEND', dateParams, formatTime(e.end_at, e.all_day, zone)))
+  if (e.recurrence) {
+    lines.push(`RRULE:${formatRRule(e.recurrence, e.all_day, e.timezone ?? 'UTC')}`)
+    for (const ex of e.recurrence.exdates ?? []) lines.push(exdateLine(ex, e, zone))
+  }
   lines.push(contentLine('SUMMARY', [], escapeText(e.title)))
   if (e.description) lines.push(contentLine('DESCRIPTION', [], escapeText(e.description)))
   if (e.location) lines.push(contentLine('LOCATION', [], escapeText(e.location)))
@@ -35,12 +76,14 @@ function vevent(e: ExportedEvent, stamp: string): string[] {
   lines.push(contentLine('CATEGORIES', [], escapeText(e.calendar_name)))
   lines.push(contentLine('X-HEARTH-CALENDAR', [], escapeText(e.calendar_name)))
   if (e.source) lines.push(contentLine('X-HEARTH-SOURCE', [], escapeText(e.source)))
+  if (e.all_day && e.timezone) lines.push(contentLine('X-HEARTH-TIMEZONE', [], escapeText(e.timezone)))
   for (const a of e.attendees) {
     const params: Array<[string, string]> = a.name ? [['CN', a.name]] : []
     params.push(['PARTSTAT', PARTSTAT[a.status] ?? 'NEEDS-ACTION'])
     lines.push(contentLine('ATTENDEE', params, `mailto:${a.email}`))
   }
   lines.push(...customFieldLines(e.custom_fields))
+  for (const [name, params, value] of kept) lines.push(contentLine(name, params, value))
   for (const r of e.reminders) {
     const email = r.type === 'email'
     lines.push('BEGIN:VALARM', `ACTION:${email ? 'EMAIL' : 'DISPLAY'}`, contentLine('DESCRIPTION', [], escapeText(e.title)))

@@ -1,13 +1,13 @@
 import type { ContentLine } from './content-line.js'
 import { formatStamp } from './stamps.js'
+import { fromWall, isZone, toWall, wall } from '../resources/zoned.js'
 
 /**
- * iCalendar time values → ISO instants. DATE values become local midnight
- * of that day and all-day instants are written back as their local date: the
- * server's time zone is the one decisions.md uses for `date` filters, so an
- * imported all-day event lands on the same day in listings. UTC times are
- * taken as is; TZID times are converted with the IANA database Node carries
- * (Intl); floating times use the server's local zone too.
+ * iCalendar time values → ISO instants, in the zone each value names (tz
+ * database through Luxon, never the daemon's process TZ). DATE values (all-day)
+ * are dates: midnight UTC of that day, written back as the same date. UTC times
+ * are taken as is; TZID times are wall-clock times in that zone; floating times
+ * are wall-clock times in the importing instance's zone.
  */
 
 /** Windows zone names Outlook writes in TZID, mapped to IANA. */
@@ -20,6 +20,12 @@ const WINDOWS_ZONES: Record<string, string> = {
   'Central Standard Time': 'America/Chicago',
   'Mountain Standard Time': 'America/Denver',
   'Pacific Standard Time': 'America/Los_Angeles',
+  'Tokyo Standard Time': 'Asia/Tokyo',
+  'China Standard Time': 'Asia/Shanghai',
+  'India Standard Time': 'Asia/Kolkata',
+  'AUS Eastern Standard Time': 'Australia/Sydney',
+  'New Zealand Standard Time': 'Pacific/Auckland',
+  'E. South America Standard Time': 'America/Sao_Paulo',
   UTC: 'UTC',
 }
 
@@ -27,25 +33,27 @@ export interface TimeValue {
   iso: string
   /** The value was a DATE (all-day). */
   date: boolean
+  /** The IANA zone the value was written in: its TZID, 'UTC' for a Z time, null for a DATE or a floating time. */
+  zone: string | null
 }
 
-export function parseTime(cl: ContentLine): TimeValue {
+export function parseTime(cl: ContentLine, floatingZone = 'UTC'): TimeValue {
   const value = cl.value.trim()
   const dateOnly = /^(\d{4})(\d{2})(\d{2})$/.exec(value)
   if (dateOnly) {
     const [, y, m, d] = dateOnly
-    return { iso: checked(new Date(+y, +m - 1, +d).getTime(), cl), date: true }
+    return { iso: checked(Date.UTC(+y, +m - 1, +d), cl), date: true, zone: null }
   }
   const dt = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/.exec(value)
   if (!dt) throw new Error(`line ${cl.line}: ${cl.name} has an invalid date-time "${value}"`)
   const [, y, mo, d, h, mi, s, utc] = dt
   const fields = [+y, +mo - 1, +d, +h, +mi, +s] as const
-  if (utc) return { iso: checked(Date.UTC(...fields), cl), date: false }
+  if (utc) return { iso: checked(Date.UTC(...fields), cl), date: false, zone: 'UTC' }
   const tzid = cl.params.get('TZID')?.[0]
-  if (!tzid) return { iso: checked(new Date(...fields).getTime(), cl), date: false }
+  if (!tzid) return { iso: checked(fromWall(wall(...fields), floatingZone), cl), date: false, zone: null }
   const zone = resolveZone(tzid)
   if (!zone) throw new Error(`line ${cl.line}: unknown time zone "${tzid}"`)
-  return { iso: checked(zonedToUtc(fields, zone), cl), date: false }
+  return { iso: checked(fromWall(wall(...fields), zone), cl), date: false, zone }
 }
 
 function checked(ms: number, cl: ContentLine): string {
@@ -57,40 +65,8 @@ function checked(ms: number, cl: ContentLine): string {
 export function resolveZone(tzid: string): string | null {
   const segments = tzid.split('/')
   const candidates = [tzid, WINDOWS_ZONES[tzid], segments.slice(-2).join('/'), segments.slice(-3).join('/')]
-  for (const candidate of candidates) {
-    if (!candidate) continue
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: candidate })
-      return candidate
-    } catch {
-      // not a zone Node knows: try the next spelling
-    }
-  }
+  for (const candidate of candidates) if (candidate && isZone(candidate)) return candidate
   return null
-}
-
-/** Wall-clock fields in `zone` → epoch ms (two passes settle DST edges). */
-function zonedToUtc(fields: readonly [number, number, number, number, number, number], zone: string): number {
-  const wall = Date.UTC(...fields)
-  let guess = wall - offsetAt(wall, zone)
-  guess = wall - offsetAt(guess, zone)
-  return guess
-}
-
-function offsetAt(ms: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(ms))
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value)
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
-  return asUtc - Math.floor(ms / 1000) * 1000
 }
 
 /** RFC 5545 DURATION (e.g. -PT15M, P1D, -P1W) → seconds. */
@@ -113,9 +89,12 @@ export function formatTrigger(minutesBefore: number): string {
   return `${sign}P${days ? `${days}D` : ''}${hours || minutes ? 'T' : ''}${hours ? `${hours}H` : ''}${minutes ? `${minutes}M` : ''}`
 }
 
-/** ISO instant → 20261124T150000Z, or its local date 20261124 for all-day values. */
-export function formatTime(iso: string, date: boolean): string {
-  if (!date) return formatStamp(iso)
-  const d = new Date(iso)
-  return `${d.getFullYear()}${String(d.getMonth() + 1).padStart(2, '0')}${String(d.getDate()).padStart(2, '0')}`
+/**
+ * ISO instant → 20261124T150000Z (UTC), its wall clock 20261124T160000 in a named zone (the line
+ * then carries TZID), or its date 20261124 for all-day values.
+ */
+export function formatTime(iso: string, date: boolean, zone: string | null = null): string {
+  if (date) return iso.slice(0, 10).replace(/-/g, '')
+  if (!zone || zone === 'UTC') return formatStamp(iso)
+  return toWall(Date.parse(iso), zone).toISOString().slice(0, 19).replace(/[-:]/g, '')
 }

@@ -1,4 +1,5 @@
 import { formatStamp } from './stamps.js'
+import { untilMs } from '../resources/recurrence.js'
 import type { Recurrence } from './types.js'
 
 /**
@@ -56,36 +57,36 @@ function integer(v: string, key: string, where: string): number {
 }
 
 /**
- * UNTIL → the recurrence's `until`: a DATE stays a date (YYYY-MM-DD), and so
- * does the end-of-day UTC time Hearth itself writes for a date on a timed
- * event; any other UTC time becomes an ISO instant, a floating time a local
- * datetime without zone.
+ * UNTIL → the recurrence's `until`: a DATE stays a date (YYYY-MM-DD), a UTC
+ * time becomes an ISO instant (never a local date: `T235959Z` ends a Paris
+ * series at 00:59:59 Paris), a floating time a datetime in the event's zone.
  */
 function untilDate(v: string, where: string): string {
   const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/.exec(v.trim())
   if (!m) throw new Error(`${where}RRULE UNTIL "${v}" is not a date`)
   const [, y, mo, d, h, mi, s, z] = m
   const date = `${y}-${mo}-${d}`
-  if (h === undefined || (z && `${h}${mi}${s}` === '235959')) return date
+  if (h === undefined) return date
   return `${date}T${h}:${mi}:${s}${z ? 'Z' : ''}`
 }
 
 /** Recurrence → RRULE value. */
-export function formatRRule(rule: Recurrence, allDay: boolean): string {
+export function formatRRule(rule: Recurrence, allDay: boolean, zone = 'UTC'): string {
   const parts = [`FREQ=${rule.freq}`]
   if (rule.interval !== undefined && rule.interval !== null) parts.push(`INTERVAL=${rule.interval}`)
   if (rule.byday?.length) parts.push(`BYDAY=${rule.byday.join(',')}`)
   if (rule.bymonthday?.length) parts.push(`BYMONTHDAY=${rule.bymonthday.join(',')}`)
   if (rule.bymonth?.length) parts.push(`BYMONTH=${rule.bymonth.join(',')}`)
   if (rule.count !== undefined && rule.count !== null) parts.push(`COUNT=${rule.count}`)
-  if (rule.until) parts.push(`UNTIL=${formatUntil(rule.until, allDay)}`)
+  if (rule.until) parts.push(`UNTIL=${formatUntil(rule.until, allDay, zone)}`)
   return parts.join(';')
 }
 
-/** A date is a DATE for all-day events and the end of that UTC day otherwise (RFC 5545 wants DTSTART's value type). */
-function formatUntil(until: string, allDay: boolean): string {
-  const date = until.slice(0, 10).replace(/-/g, '')
-  if (until.length <= 10) return allDay ? date : `${date}T235959Z`
-  if (/([Zz]|[+-]\d{2}:\d{2})$/.test(until)) return formatStamp(until)
-  return `${date}T${until.slice(11, 19).replace(/:/g, '').padEnd(6, '0')}`
+/**
+ * A DATE for all-day events; otherwise a UTC time (RFC 5545 3.3.10: UNTIL is UTC when DTSTART
+ * has a zone): a date ends at the end of that day in the event's zone.
+ */
+function formatUntil(until: string, allDay: boolean, zone: string): string {
+  if (allDay) return until.slice(0, 10).replace(/-/g, '')
+  return formatStamp(new Date(untilMs(until, zone)).toISOString())
 }

@@ -5,6 +5,8 @@
  * (archived, timestamps, source); serializers take records as the API returns them.
  */
 
+import type { StoredProperty } from '../engine/properties.js'
+
 export type CustomFields = Record<string, unknown> | null
 
 export interface NoteRecord {
@@ -66,8 +68,10 @@ export interface Recurrence {
   bymonthday?: number[]
   bymonth?: number[]
   count?: number
-  /** YYYY-MM-DD */
+  /** YYYY-MM-DD (inclusive, in the event's zone) or an ISO datetime */
   until?: string
+  /** Excluded occurrence starts: ISO instants, or YYYY-MM-DD */
+  exdates?: string[]
 }
 
 export interface EventRecord {
@@ -80,6 +84,8 @@ export interface EventRecord {
   recurrence: Recurrence | null
   status: 'confirmed' | 'tentative' | 'cancelled'
   calendar_name: string
+  /** IANA zone of the wall-clock times and the recurrence (absent: the instance's zone). */
+  timezone?: string
   reminders: Array<{ type: string; minutes_before: number }>
   attendees: Array<{ email: string; name: string | null; status: 'accepted' | 'declined' | 'tentative' | 'pending' }>
   custom_fields: CustomFields
@@ -97,6 +103,8 @@ export interface ParsedEntry<T> {
   /** Zip member name (Markdown archives). */
   file?: string
   record: T
+  /** Properties of the entry Hearth has no field for, kept aside and written back on export. */
+  properties?: StoredProperty[]
 }
 
 export interface ParseFailure {

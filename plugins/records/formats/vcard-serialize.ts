@@ -24,7 +24,9 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
   if (c.id) lines.push(`UID:${v4 ? `urn:uuid:${c.id}` : c.id}`)
   lines.push(contentLine('FN', [], escapeText(c.display_name)))
   lines.push(contentLine('N', [], [c.last_name ?? '', c.first_name ?? '', '', '', ''].map(escapeText).join(';')))
-  if (c.company) lines.push(contentLine('ORG', [], escapeText(c.company)))
+  // ORG's second component is the organisational unit (RFC 6350 6.6.4): other clients read it there.
+  const unit = typeof c.custom_fields?.department === 'string' ? c.custom_fields.department : null
+  if (c.company || unit) lines.push(contentLine('ORG', [], [c.company ?? '', ...(unit ? [unit] : [])].map(escapeText).join(';')))
   if (c.job_title) lines.push(contentLine('TITLE', [], escapeText(c.job_title)))
   for (const e of c.emails) {
     const type = v4 ? [EMAIL_TYPE[e.label] ?? 'other'] : ['internet', EMAIL_TYPE[e.label] ?? 'other']
@@ -43,7 +45,7 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
   if (c.tags.length > 0) lines.push(contentLine('CATEGORIES', [], c.tags.map(escapeText).join(',')))
   if (c.avatar_path) lines.push(contentLine('X-HEARTH-AVATAR-PATH', [], escapeText(c.avatar_path)))
   if (c.source) lines.push(contentLine('X-HEARTH-SOURCE', [], escapeText(c.source)))
-  const written = new Set<string>()
+  const written = new Set<string>(unit ? ['department'] : [])
   for (const [key, prop] of EXTRA_BY_KEY) {
     const value = c.custom_fields?.[key]
     const values =

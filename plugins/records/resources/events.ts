@@ -6,6 +6,7 @@ import { examples } from './examples.js'
 import { invalid } from '../engine/validate.js'
 import { queryWindow } from './event-window.js'
 import { occurrences, Recurrence, type Recurrence as Rule } from './recurrence.js'
+import { isZone } from './zoned.js'
 
 /** Calendar events (api.md, Calendar event), with recurrence expanded in ranged lists. */
 
@@ -37,11 +38,20 @@ const fields = (complete: boolean) => ({
   recurrence: Nullable(Recurrence),
   status: StringEnum(['confirmed', 'tentative', 'cancelled'] as const),
   calendar_name: Type.String({ minLength: 1, maxLength: 200 }),
+  timezone: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "IANA time zone the event's wall-clock times and recurrence hold in (default: the instance's HEARTH_TIMEZONE)",
+  }),
   reminders: Type.Array(Reminder, { maxItems: 50 }),
   attendees: Type.Array(attendee(complete), { maxItems: 500 }),
 })
 
 const iso = (v: unknown) => new Date(String(v)).toISOString()
+const asDate = (v: unknown) => `${String(v).slice(0, 10)}T00:00:00.000Z`
+
+/** All-day events are dates: they repeat on their UTC date and never shift with a zone. */
+const expansionZone = (series: Record<string, unknown>) => (series.all_day ? 'UTC' : String(series.timezone ?? 'UTC'))
 
 function checkRecurrence(rule: Rule | null | undefined): void {
   if (!rule) return
@@ -66,6 +76,7 @@ export const events: ResourceDefinition = {
     recurrence: 'json',
     status: 'text',
     calendar_name: 'text',
+    timezone: 'text',
     reminders: 'json',
     attendees: 'json',
     custom_fields: 'json',
@@ -109,7 +120,14 @@ export const events: ResourceDefinition = {
     attendees: [],
     custom_fields: null,
   },
-  complete(record, changed, previous) {
+  complete(record, changed, previous, ctx) {
+    record.timezone ??= ctx.zone
+    // All-day events are dates: the day as written, whatever offset came with it.
+    if (record.all_day) {
+      record.start_at = asDate(record.start_at)
+      if (record.end_at) record.end_at = asDate(record.end_at)
+    }
+    if (!isZone(String(record.timezone))) throw invalid('timezone', 'zone', 'timezone must be an IANA time zone name such as Europe/Paris')
     record.start_at = iso(record.start_at)
     if (record.end_at) record.end_at = iso(record.end_at)
     // Moving an event keeps its length unless a new end is given.
@@ -136,9 +154,9 @@ export const events: ResourceDefinition = {
   expansion: {
     column: 'start_at',
     repeatingSql: 't.recurrence IS NOT NULL',
-    window: (query, ctx) => queryWindow(query, ctx.now),
+    window: (query, ctx) => queryWindow(query, ctx.now, ctx.zone),
     starts: (series, window, limit) =>
-      occurrences(series.recurrence as Rule, Date.parse(String(series.start_at)), window.from, window.to, limit),
+      occurrences(series.recurrence as Rule, Date.parse(String(series.start_at)), window.from, window.to, limit, expansionZone(series)),
     occurrence(series, at) {
       const start = Date.parse(String(series.start_at))
       const startAt = new Date(at).toISOString()

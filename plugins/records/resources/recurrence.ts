@@ -1,11 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { StringEnum } from '../../../core/plugin-api.js'
-import { local, localDay } from './event-window.js'
+import { dayKey, fromWall, instantOf, parseDay, toWall, wall } from './zoned.js'
 
 /**
  * Expands an RRULE-like recurrence (decisions.md keys: freq, interval, byday,
- * bymonthday, bymonth, count, until) into occurrence start times, in the
- * server's local time so a weekly 09:00 stays 09:00 across DST changes.
+ * bymonthday, bymonth, count, until, and exdates) into occurrence start times,
+ * in the event's own time zone (tz database) so a weekly 09:00 New York stays
+ * 09:00 New York across DST changes, whatever the daemon's process TZ.
+ * The walk runs on floating wall-clock Dates (UTC fields = wall clock, see zoned.ts).
  * Bounded: at most `limit` occurrences per call and MAX_PERIODS periods walked.
  */
 export const BYDAY = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/
@@ -19,7 +21,15 @@ export const Recurrence = Type.Object(
     bymonthday: Type.Optional(Type.Array(Type.Integer({ minimum: -31, maximum: 31, not: { const: 0 } }), { minItems: 1, maxItems: 31 })),
     bymonth: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 12 }), { minItems: 1, maxItems: 12 })),
     count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    until: Type.Optional(Type.String({ pattern: DATE_OR_DATETIME, description: 'YYYY-MM-DD (inclusive, local time) or a datetime' })),
+    until: Type.Optional(
+      Type.String({ pattern: DATE_OR_DATETIME, description: "YYYY-MM-DD (inclusive, the event's time zone) or a datetime" }),
+    ),
+    exdates: Type.Optional(
+      Type.Array(Type.String({ pattern: DATE_OR_DATETIME }), {
+        maxItems: 1000,
+        description: "Excluded occurrence starts (EXDATE): datetimes, or YYYY-MM-DD for every occurrence of that day in the event's zone",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -40,16 +50,28 @@ const weekday = (code: string): Weekday => {
   return { day: CODES.indexOf(m[2] as string), nth: m[1] ? Number(m[1]) : null }
 }
 
-/** `until` as inclusive epoch ms: a bare day lasts until its end (local time). */
-export function untilMs(until: string | undefined): number {
+/** `until` as inclusive epoch ms: a bare day lasts until its end in the event's zone. */
+export function untilMs(until: string | undefined, zone = 'UTC'): number {
   if (!until) return Infinity
-  const day = localDay(until)
-  if (day) return local(day.getFullYear(), day.getMonth(), day.getDate() + 1).getTime() - 1
-  const ms = Date.parse(until)
+  const day = parseDay(until)
+  if (day) return fromWall(wall(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1), zone) - 1
+  const ms = instantOf(until, zone)
   return Number.isNaN(ms) ? Infinity : ms
 }
 
-const daysIn = (y: number, m: number) => local(y, m + 1, 0).getDate()
+/** Whether an occurrence start is excluded: an exdate names its instant, or its day in the event's zone. */
+function exclusions(exdates: readonly string[] | undefined, zone: string): (at: number) => boolean {
+  if (!exdates?.length) return () => false
+  const instants = new Set<number>()
+  const days = new Set<string>()
+  for (const text of exdates) {
+    if (parseDay(text)) days.add(text)
+    else instants.add(instantOf(text, zone))
+  }
+  return (at) => instants.has(at) || (days.size > 0 && days.has(dayKey(at, zone)))
+}
+
+const daysIn = (y: number, m: number) => wall(y, m + 1, 0).getUTCDate()
 
 /** Days of one month selected by bymonthday / byday (with ordinals), default the start's day. */
 function monthDays(y: number, m: number, rule: Recurrence, startDay: number): number[] {
@@ -62,12 +84,12 @@ function monthDays(y: number, m: number, rule: Recurrence, startDay: number): nu
     }
     if (rule.byday?.length) {
       const allowed = new Set(rule.byday.map((c) => weekday(c).day))
-      for (const d of [...days]) if (!allowed.has(local(y, m, d).getDay())) days.delete(d)
+      for (const d of [...days]) if (!allowed.has(wall(y, m, d).getUTCDay())) days.delete(d)
     }
   } else if (rule.byday?.length) {
     for (const { day, nth } of rule.byday.map(weekday)) {
       const matching: number[] = []
-      for (let d = 1; d <= last; d++) if (local(y, m, d).getDay() === day) matching.push(d)
+      for (let d = 1; d <= last; d++) if (wall(y, m, d).getUTCDay() === day) matching.push(d)
       const picked = nth === null ? matching : [matching[nth > 0 ? nth - 1 : matching.length + nth]]
       for (const d of picked) if (d !== undefined) days.add(d)
     }
@@ -77,24 +99,26 @@ function monthDays(y: number, m: number, rule: Recurrence, startDay: number): nu
 
 /** Candidate dates (local midnight) of period number `p`, sorted. */
 function periodDays(rule: Recurrence, start: Date, p: number, interval: number): Date[] {
-  const [y, m, d] = [start.getFullYear(), start.getMonth(), start.getDate()]
-  const inMonths = (list: Date[]) => (rule.bymonth?.length ? list.filter((x) => rule.bymonth?.includes(x.getMonth() + 1)) : list)
+  const [y, m, d] = [start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()]
+  const inMonths = (list: Date[]) => (rule.bymonth?.length ? list.filter((x) => rule.bymonth?.includes(x.getUTCMonth() + 1)) : list)
   switch (rule.freq) {
     case 'DAILY': {
-      const day = local(y, m, d + p * interval)
-      const okDay = !rule.byday?.length || rule.byday.some((c) => weekday(c).day === day.getDay())
-      const okMonthDay = !rule.bymonthday?.length || rule.bymonthday.includes(day.getDate())
+      const day = wall(y, m, d + p * interval)
+      const okDay = !rule.byday?.length || rule.byday.some((c) => weekday(c).day === day.getUTCDay())
+      const okMonthDay = !rule.bymonthday?.length || rule.bymonthday.includes(day.getUTCDate())
       return okDay && okMonthDay ? inMonths([day]) : []
     }
     case 'WEEKLY': {
-      const monday = d - ((start.getDay() + 6) % 7) + p * interval * 7
-      const days = rule.byday?.length ? rule.byday.map((c) => (weekday(c).day + 6) % 7) : [(start.getDay() + 6) % 7]
-      return inMonths([...new Set(days)].sort((a, b) => a - b).map((offset) => local(y, m, monday + offset)))
+      const monday = d - ((start.getUTCDay() + 6) % 7) + p * interval * 7
+      const days = rule.byday?.length ? rule.byday.map((c) => (weekday(c).day + 6) % 7) : [(start.getUTCDay() + 6) % 7]
+      return inMonths([...new Set(days)].sort((a, b) => a - b).map((offset) => wall(y, m, monday + offset)))
     }
     case 'MONTHLY': {
-      const first = local(y, m + p * interval, 1)
-      if (rule.bymonth?.length && !rule.bymonth.includes(first.getMonth() + 1)) return []
-      return monthDays(first.getFullYear(), first.getMonth(), rule, d).map((day) => local(first.getFullYear(), first.getMonth(), day))
+      const first = wall(y, m + p * interval, 1)
+      if (rule.bymonth?.length && !rule.bymonth.includes(first.getUTCMonth() + 1)) return []
+      return monthDays(first.getUTCFullYear(), first.getUTCMonth(), rule, d).map((day) =>
+        wall(first.getUTCFullYear(), first.getUTCMonth(), day),
+      )
     }
     case 'YEARLY': {
       const year = y + p * interval
@@ -103,25 +127,25 @@ function periodDays(rule: Recurrence, start: Date, p: number, interval: number):
         : rule.byday?.length && !rule.bymonthday?.length
           ? [...Array(12).keys()]
           : [m]
-      return months.flatMap((mo) => monthDays(year, mo, rule, d).map((day) => local(year, mo, day)))
+      return months.flatMap((mo) => monthDays(year, mo, rule, d).map((day) => wall(year, mo, day)))
     }
   }
 }
 
 /** Local midnight at which period `p` begins. */
 function periodStart(freq: Recurrence['freq'], start: Date, p: number, interval: number): number {
-  const [y, m, d] = [start.getFullYear(), start.getMonth(), start.getDate()]
-  if (freq === 'DAILY') return local(y, m, d + p * interval).getTime()
-  if (freq === 'WEEKLY') return local(y, m, d - ((start.getDay() + 6) % 7) + p * interval * 7).getTime()
-  if (freq === 'MONTHLY') return local(y, m + p * interval, 1).getTime()
-  return local(y + p * interval, 0, 1).getTime()
+  const [y, m, d] = [start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()]
+  if (freq === 'DAILY') return wall(y, m, d + p * interval).getTime()
+  if (freq === 'WEEKLY') return wall(y, m, d - ((start.getUTCDay() + 6) % 7) + p * interval * 7).getTime()
+  if (freq === 'MONTHLY') return wall(y, m + p * interval, 1).getTime()
+  return wall(y + p * interval, 0, 1).getTime()
 }
 
 /** First period worth walking when no `count` forces walking from the start. */
 function firstPeriod(rule: Recurrence, start: Date, from: number, interval: number): number {
   if (rule.count || from <= start.getTime()) return 0
   const f = new Date(from)
-  const months = (f.getFullYear() - start.getFullYear()) * 12 + f.getMonth() - start.getMonth()
+  const months = (f.getUTCFullYear() - start.getUTCFullYear()) * 12 + f.getUTCMonth() - start.getUTCMonth()
   const span = {
     DAILY: (from - start.getTime()) / 86_400_000,
     WEEKLY: (from - start.getTime()) / (7 * 86_400_000),
@@ -131,28 +155,39 @@ function firstPeriod(rule: Recurrence, start: Date, from: number, interval: numb
   return Math.max(0, Math.floor(span / interval) - 1)
 }
 
-/** Occurrence starts (epoch ms) of a series starting at `startMs`, within [from, to]. */
-export function occurrences(rule: Recurrence, startMs: number, from: number | null, to: number | null, limit: number): number[] {
-  const start = new Date(startMs)
+/**
+ * Occurrence starts (epoch ms) of a series starting at `startMs`, within [from, to], the wall
+ * clock of `zone` (IANA) holding across DST. COUNT counts excluded starts too (RFC 5545 3.8.5.1).
+ */
+export function occurrences(
+  rule: Recurrence,
+  startMs: number,
+  from: number | null,
+  to: number | null,
+  limit: number,
+  zone = 'UTC',
+): number[] {
+  const start = toWall(startMs, zone)
   const interval = rule.interval ?? 1
   const lower = from ?? startMs
-  const upper = Math.min(to ?? lower + OPEN_WINDOW_MS, untilMs(rule.until))
-  const time = [start.getHours(), start.getMinutes(), start.getSeconds(), start.getMilliseconds()] as const
+  const upper = Math.min(to ?? lower + OPEN_WINDOW_MS, untilMs(rule.until, zone))
+  const excluded = exclusions(rule.exdates, zone)
+  const time = [start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()] as const
   const out: number[] = []
   let seen = 0
-  const first = firstPeriod(rule, start, lower, interval)
+  const first = firstPeriod(rule, start, toWall(lower, zone).getTime(), interval)
   for (let p = first; p < first + MAX_PERIODS; p++) {
     const days = periodDays(rule, start, p, interval)
     for (const day of days) {
-      const at = local(day.getFullYear(), day.getMonth(), day.getDate(), ...time).getTime()
+      const at = fromWall(wall(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), ...time), zone)
       if (at < startMs) continue
       if (at > upper || (rule.count && seen >= rule.count)) return out
       seen++
-      if (at >= lower) out.push(at)
+      if (at >= lower && !excluded(at)) out.push(at)
       if (out.length >= limit) return out
     }
     // Periods only move forward: once a period begins past the bound, stop.
-    if (periodStart(rule.freq, start, p, interval) > upper) return out
+    if (fromWall(new Date(periodStart(rule.freq, start, p, interval)), zone) > upper) return out
   }
   return out
 }

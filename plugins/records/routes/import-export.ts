@@ -66,7 +66,11 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
         },
         async (request, reply) => {
           const { version } = request.query as { version?: '4.0' | '3.0' }
-          const file = codec.write(service.listAll(request.userId, resource), { version, now: now() })
+          const file = codec.write(service.listAll(request.userId, resource), {
+            version,
+            now: now(),
+            properties: service.properties(request.userId, resource),
+          })
           reply.header('content-type', file.contentType)
           reply.header('content-disposition', `attachment; filename="${file.filename}"`)
           return reply.send(file.body)
@@ -88,7 +92,7 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
           const upload = await readUpload(request)
           let parsed: ParseResult<unknown>
           try {
-            parsed = codec.read(upload.bytes, upload.filename)
+            parsed = codec.read(upload.bytes, upload.filename, { zone: service.timezone })
           } catch (err) {
             if (err instanceof FileTooLargeError) throw new HttpError('PAYLOAD_TOO_LARGE', err.message)
             if (err instanceof FileFormatError)
@@ -99,7 +103,7 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
           const result = service.importMany(
             userId,
             resource,
-            parsed.entries.map((e) => e.record),
+            parsed.entries.map((e) => (e.properties?.length ? { ...(e.record as object), properties: e.properties } : e.record)),
             { source: request.svcSource ?? 'import', emit: false },
           )
           const ids = result.created.map((r) => r.id)

@@ -2,10 +2,11 @@ import t from 'tap'
 import { bench } from './records-app.js'
 
 // `date` uses the server's local time zone (decisions.md); pin one with DST and a UTC offset.
-process.env.TZ = 'Europe/Berlin'
+// The household's zone is configured, never taken from the process TZ (CI runs these under three TZ values).
+const berlin = { env: { HEARTH_TIMEZONE: 'Europe/Berlin' } }
 
 t.test('POST /events: defaults, end_at one hour after start unless all-day, times normalised to UTC', async (t) => {
-  const { call, clock } = await bench(t)
+  const { call, clock } = await bench(t, berlin)
   const res = await call('POST', '/events', { title: 'Dentist', start_at: '2026-11-20T09:30:00+01:00' })
   t.equal(res.status, 201)
   const { id, ...rest } = res.body.data
@@ -19,6 +20,7 @@ t.test('POST /events: defaults, end_at one hour after start unless all-day, time
     recurrence: null,
     status: 'confirmed',
     calendar_name: 'default',
+    timezone: 'Europe/Berlin',
     reminders: [],
     attendees: [],
     custom_fields: null,
@@ -29,6 +31,10 @@ t.test('POST /events: defaults, end_at one hour after start unless all-day, time
   })
   const allDay = await call('POST', '/events', { title: 'Holiday', start_at: '2026-12-24T00:00:00+01:00', all_day: true })
   t.equal(allDay.body.data.end_at, null, 'all-day without end_at keeps it null')
+  t.equal(allDay.body.data.start_at, '2026-12-24T00:00:00.000Z', 'an all-day event is the date as written, never shifted')
+  const bad = await call('POST', '/events', { title: 'Nowhere', start_at: '2026-11-20T10:00:00Z', timezone: 'Mars/Olympus' })
+  t.equal(bad.status, 400)
+  t.same(bad.body.error.details, { field: 'timezone', constraint: 'zone' })
   const full = await call('POST', '/events', {
     title: 'Review',
     start_at: '2026-11-20T10:00:00Z',
@@ -44,7 +50,7 @@ t.test('POST /events: defaults, end_at one hour after start unless all-day, time
 })
 
 t.test('PATCH moves an event keeping its length; status moves freely; end before start refused', async (t) => {
-  const { call } = await bench(t)
+  const { call } = await bench(t, berlin)
   const ev = (await call('POST', '/events', { title: 'Call', start_at: '2026-11-20T10:00:00Z', end_at: '2026-11-20T10:45:00Z' })).body.data
   const moved = await call('PATCH', `/events/${ev.id}`, { start_at: '2026-11-21T08:00:00Z' })
   t.equal(moved.body.data.end_at, '2026-11-21T08:45:00.000Z')
@@ -60,7 +66,7 @@ t.test('PATCH moves an event keeping its length; status moves freely; end before
 })
 
 t.test('event validation errors, recurrence keys included', async (t) => {
-  const { call } = await bench(t)
+  const { call } = await bench(t, berlin)
   const base = { title: 'x', start_at: '2026-11-20T10:00:00Z' }
   const rec = (r: Record<string, unknown>) => ({ ...base, recurrence: { freq: 'WEEKLY', ...r } })
   const cases: Array<[unknown, { field: string; constraint: string }]> = [
@@ -141,7 +147,7 @@ t.test('event validation errors, recurrence keys included', async (t) => {
 
 t.test('date, from/to (inclusive), calendar_name, status, source: alone and combined, in local time', async (t) => {
   // The clock says Wednesday 2026-11-18 11:00 in Berlin.
-  const { call, clock } = await bench(t)
+  const { call, clock } = await bench(t, berlin)
   const make = async (title: string, start_at: string, extra: Record<string, unknown> = {}, source?: string) => {
     clock.advance(1000)
     return (await call('POST', '/events', { title, start_at, ...extra }, source ? { 'x-svc-source': source } : {})).body.data
@@ -193,7 +199,7 @@ t.test('date, from/to (inclusive), calendar_name, status, source: alone and comb
 })
 
 t.test('events compact: exactly id, title, start_at, end_at, all_day, location, status', async (t) => {
-  const { call } = await bench(t)
+  const { call } = await bench(t, berlin)
   const ev = (await call('POST', '/events', { title: 'Gym', start_at: '2026-11-20T18:00:00Z', location: 'Club', description: 'legs' })).body
     .data
   const day = (await call('POST', '/events', { title: 'Trip', start_at: '2026-11-21T00:00:00Z', all_day: true })).body.data

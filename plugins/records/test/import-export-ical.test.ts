@@ -21,6 +21,7 @@ t.test('Google Calendar export: TZID times, RRULE with BYDAY and UNTIL, all-day,
     recurrence: { freq: 'WEEKLY', until: '2026-12-21T07:59:59Z', byday: ['MO', 'WE', 'FR'] },
     status: 'confirmed',
     calendar_name: 'Family',
+    timezone: 'Europe/Berlin',
     reminders: [{ type: 'notification', minutes_before: 10 }],
     attendees: [
       { email: 'ana@example.com', name: 'Ana Ölund', status: 'accepted' },
@@ -89,9 +90,16 @@ const tricky: EventRecord = {
   start_at: '2026-11-24T15:30:00.000Z',
   end_at: '2026-11-24T17:00:00.000Z',
   all_day: false,
-  recurrence: { freq: 'WEEKLY', interval: 2, byday: ['TU', 'TH'], until: '2027-03-31' },
+  recurrence: {
+    freq: 'WEEKLY',
+    interval: 2,
+    byday: ['TU', 'TH'],
+    until: '2027-03-31T21:59:59Z',
+    exdates: ['2026-12-01T15:30:00.000Z', '2026-12-03T15:30:00.000Z'],
+  },
   status: 'tentative',
   calendar_name: 'Work, shared',
+  timezone: 'Europe/Paris',
   reminders: [
     { type: 'notification', minutes_before: 15 },
     { type: 'email', minutes_before: 1500 },
@@ -121,12 +129,17 @@ const allDay: EventRecord = {
   custom_fields: null,
   status: 'confirmed',
   calendar_name: 'default',
+  timezone: 'UTC',
 }
 
 t.test('round trip through iCalendar is lossless and folds at 75 octets', async (t) => {
   const text = serializeICalendar([tricky, allDay], Date.UTC(2026, 10, 22))
   for (const line of text.split('\r\n')) t.ok(Buffer.byteLength(line) <= 75, `within 75 octets: ${line}`)
-  t.match(text, 'RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;UNTIL=20270331T235959Z')
+  t.match(text, 'RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;UNTIL=20270331T215959Z')
+  t.match(text, 'DTSTART;TZID=Europe/Paris:20261124T163000', 'wall-clock time in the event zone')
+  t.match(text, 'EXDATE;TZID=Europe/Paris:20261201T163000')
+  t.match(text, /BEGIN:VTIMEZONE\r\nTZID:Europe\/Paris\r\n/)
+  t.match(text, 'BEGIN:DAYLIGHT\r\nDTSTART:20270328T020000\r\nTZOFFSETFROM:+0100\r\nTZOFFSETTO:+0200')
   t.match(text, 'DTSTART;VALUE=DATE:20260501')
   t.match(text, 'ATTENDEE;CN="Doe, Jane; PhD";PARTSTAT=ACCEPTED:mailto:a@example.com')
   const { entries, failed } = parseICalendar(text)
@@ -185,33 +198,27 @@ t.test('hostile input fails per entry, never throws', async (t) => {
   )
 })
 
-t.test('RRULE UNTIL keeps dates, instants and floating times apart', async (t) => {
+t.test('RRULE UNTIL keeps dates and instants apart; a timed series ends in its own zone', async (t) => {
   const { parseRRule, formatRRule } = await import('../formats/rrule.js')
   t.same(parseRRule('FREQ=DAILY;UNTIL=20261231').until, '2026-12-31')
-  t.same(parseRRule('FREQ=DAILY;UNTIL=20261231T235959Z').until, '2026-12-31', 'the end-of-day form Hearth writes for a date')
-  t.same(parseRRule('FREQ=DAILY;UNTIL=20261221T075959Z').until, '2026-12-21T07:59:59Z')
-  t.same(parseRRule('FREQ=DAILY;UNTIL=20261221T120000').until, '2026-12-21T12:00:00')
-  for (const until of ['2026-12-31', '2026-12-21T07:59:59Z', '2026-12-21T12:00:00']) {
-    for (const allDay of [true, false]) {
-      if (allDay && until.length > 10) continue
-      t.equal(parseRRule(formatRRule({ freq: 'DAILY', until }, allDay)).until, until, `${until} all_day=${allDay}`)
-    }
-  }
+  t.same(parseRRule('FREQ=DAILY;UNTIL=20261231T235959Z').until, '2026-12-31T23:59:59Z', 'a UTC time stays an instant, never a local date')
+  t.same(parseRRule('FREQ=DAILY;UNTIL=20261221T120000').until, '2026-12-21T12:00:00', 'a floating time stays floating')
+  t.equal(formatRRule({ freq: 'DAILY', until: '2026-12-31' }, true), 'FREQ=DAILY;UNTIL=20261231', 'all-day: a DATE')
+  t.equal(
+    formatRRule({ freq: 'DAILY', until: '2026-12-31' }, false, 'Europe/Paris'),
+    'FREQ=DAILY;UNTIL=20261231T225959Z',
+    'timed: UTC, at the end of that day in the series zone (RFC 5545 3.3.10)',
+  )
+  t.equal(formatRRule({ freq: 'DAILY', until: '2026-12-21T12:00:00' }, false, 'America/New_York'), 'FREQ=DAILY;UNTIL=20261221T170000Z')
   t.equal(formatRRule({ freq: 'DAILY', until: '2026-12-21T08:59:59+01:00' }, false), 'FREQ=DAILY;UNTIL=20261221T075959Z')
 })
 
-t.test('all-day dates follow the server time zone both ways', async (t) => {
-  const saved = process.env.TZ
-  process.env.TZ = 'Europe/Berlin'
-  t.teardown(() => {
-    if (saved === undefined) delete process.env.TZ
-    else process.env.TZ = saved
-  })
+t.test('all-day dates stay dates both ways, whatever the process TZ', async (t) => {
   const text =
     'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Holiday\r\nDTSTART;VALUE=DATE:20261224\r\nDTEND;VALUE=DATE:20261225\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'
-  const [entry] = parseICalendar(text).entries
-  t.equal(entry.record.start_at, '2026-12-23T23:00:00.000Z', 'local midnight in Berlin')
-  t.equal(entry.record.end_at, '2026-12-24T23:00:00.000Z')
+  const [entry] = parseICalendar(text, { zone: 'Asia/Tokyo' }).entries
+  t.equal(entry.record.start_at, '2026-12-24T00:00:00.000Z', 'the date itself')
+  t.equal(entry.record.end_at, '2026-12-25T00:00:00.000Z')
   const out = serializeICalendar([entry.record])
   t.match(out, 'DTSTART;VALUE=DATE:20261224')
   t.match(out, 'DTEND;VALUE=DATE:20261225')

@@ -215,3 +215,28 @@ t.test('Android vCard 2.1: quoted-printable with soft line breaks, bare TYPE par
   t.match(entries[1].record, { display_name: 'Anna Weber', phones: [{ label: 'work' }] })
   t.match(failed, [{ index: 1, line: 12, error: /groups/ }])
 })
+
+t.test("ORG's unit is written in ORG's second component, where other clients read it", async (t) => {
+  const contact = {
+    display_name: 'Ana Ölund',
+    first_name: 'Ana',
+    last_name: 'Ölund',
+    emails: [],
+    phones: [],
+    company: 'Acme; Sons',
+    job_title: null,
+    addresses: [],
+    notes: null,
+    avatar_path: null,
+    tags: [],
+    custom_fields: { department: 'Research, Lab 2' },
+  }
+  for (const version of ['4.0', '3.0'] as const) {
+    const text = serializeVCards([contact as never], version)
+    t.match(text, 'ORG:Acme\\; Sons;Research\\, Lab 2', `vCard ${version}`)
+    t.notMatch(text, /department/i, 'not in a private X- property')
+    const [entry] = parseVCards(text).entries
+    t.equal(entry?.record.company, 'Acme; Sons')
+    t.same(entry?.record.custom_fields, { department: 'Research, Lab 2' }, 'and read back the same')
+  }
+})

@@ -2,12 +2,13 @@ import t from 'tap'
 import { occurrences } from '../resources/recurrence.js'
 import { bench } from './records-app.js'
 
-process.env.TZ = 'Europe/Berlin'
+// The household's zone is configured, never taken from the process TZ (CI runs these under three TZ values).
+const berlin = { env: { HEARTH_TIMEZONE: 'Europe/Berlin' } }
 
 type Item = { id: string; title: string; start_at: string; end_at: string | null; recurrence_id?: string; occurrence_start?: string }
 
 t.test('ranged lists return each occurrence of a series with its own times and markers, merged with plain events', async (t) => {
-  const { call } = await bench(t) // clock: Wed 2026-11-18
+  const { call } = await bench(t, berlin) // clock: Wed 2026-11-18
   // Weekly Monday and Wednesday 09:00 Berlin, begun in summer time (07:00Z), 90 minutes long.
   const series = (
     await call('POST', '/events', {
@@ -76,7 +77,7 @@ t.test('ranged lists return each occurrence of a series with its own times and m
 })
 
 t.test('count, until, interval, monthly and yearly rules through the API', async (t) => {
-  const { call } = await bench(t)
+  const { call } = await bench(t, berlin)
   const make = async (title: string, start_at: string, recurrence: Record<string, unknown>) =>
     call('POST', '/events', { title, start_at, recurrence })
   await make('daily-3', '2026-11-16T17:00:00Z', { freq: 'DAILY', count: 3 })
@@ -124,7 +125,7 @@ t.test('expansion is bounded and open windows stop a year out', async (t) => {
 })
 
 t.test('old series, years below 100 and impossible dates are handled, never a 500', async (t) => {
-  const { call } = await bench(t)
+  const { call } = await bench(t, berlin)
   const ancient = (await call('POST', '/events', { title: 'ancient', start_at: '0001-01-01T12:00:00Z', recurrence: { freq: 'DAILY' } }))
     .body.data
   t.equal(ancient.start_at, '0001-01-01T12:00:00.000Z')
@@ -148,7 +149,7 @@ t.test('old series, years below 100 and impossible dates are handled, never a 50
 })
 
 t.test('a list over a long range pages without materialising every occurrence, and refuses past 10,000', async (t) => {
-  const { call } = await bench(t)
+  const { call } = await bench(t, berlin)
   for (let i = 0; i < 25; i++) {
     const res = await call('POST', '/events', { title: `daily ${i}`, start_at: '2026-01-01T08:00:00Z', recurrence: { freq: 'DAILY' } })
     t.equal(res.status, 201)

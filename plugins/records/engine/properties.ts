@@ -1,0 +1,43 @@
+import type Database from 'better-sqlite3'
+
+/**
+ * The store of format properties Hearth has no field for, one row per record
+ * (migration 003): filled by imports, read by exports. Scoped by user like
+ * every query; removed with its record by a trigger.
+ */
+export type StoredParams = Array<[string, string[]]>
+/** [name, params, value] of one content line, value as the file wrote it (escaped). */
+export type StoredProperty = [string, StoredParams, string]
+
+/** Bounds: what one record may keep (a client writing more is trimmed, never refused). */
+export const MAX_PROPERTIES = 100
+export const MAX_PROPERTY_BYTES = 8 * 1024
+
+export interface PropertyStore {
+  set(userId: string, resource: string, recordId: string, lines: StoredProperty[]): void
+  /** recordId → lines, for an export of one user's resource. */
+  forUser(userId: string, resource: string): Map<string, StoredProperty[]>
+}
+
+export function propertyStore(db: Database.Database): PropertyStore {
+  const upsert = db.prepare(
+    'INSERT INTO records_properties (record_id, user_id, resource, lines) VALUES (?, ?, ?, ?) ' +
+      'ON CONFLICT(record_id) DO UPDATE SET lines = excluded.lines WHERE records_properties.user_id = excluded.user_id',
+  )
+  const all = db.prepare<[string, string], { record_id: string; lines: string }>(
+    'SELECT record_id, lines FROM records_properties WHERE user_id = ? AND resource = ?',
+  )
+  return {
+    set(userId, resource, recordId, lines) {
+      const kept = bounded(lines)
+      if (kept.length) upsert.run(recordId, userId, resource, JSON.stringify(kept))
+    },
+    forUser(userId, resource) {
+      return new Map(all.all(userId, resource).map((r) => [r.record_id, JSON.parse(r.lines) as StoredProperty[]]))
+    },
+  }
+}
+
+function bounded(lines: StoredProperty[]): StoredProperty[] {
+  return lines.filter((l) => JSON.stringify(l).length <= MAX_PROPERTY_BYTES).slice(0, MAX_PROPERTIES)
+}
