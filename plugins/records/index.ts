@@ -3,6 +3,7 @@ import { definePlugin } from '../../core/plugin-api.js'
 import { importExportRoutes } from './routes/import-export.js'
 import { noteArchiveRoutes } from './routes/notes.js'
 import { recordRoutes } from './routes/records.js'
+import { eventOccurrences } from './resources/event-occurrences.js'
 import { isZone } from './resources/zoned.js'
 import { createRecordsService } from './service.js'
 
@@ -43,9 +44,10 @@ export default definePlugin(
       validator: api.validator,
       timezone: api.config.timezone,
     })
-    await recordRoutes(app, { service })
+    const occurrences = eventOccurrences(service, api.db)
+    await recordRoutes(app, { service, occurrences })
     await noteArchiveRoutes(app, { service })
-    await importExportRoutes(app, { service, events: api.events, now: api.now })
+    await importExportRoutes(app, { service, occurrences, events: api.events, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.
     const purge = () => {

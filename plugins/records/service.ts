@@ -47,6 +47,8 @@ export interface ImportResult {
 export interface RecordsService {
   readonly resources: readonly ResourceName[]
   definition(resource: ResourceName): ResourceDefinition
+  /** Sets fields only imports and the service itself write (a resource's importExtras, e.g. an override's series). */
+  setExtras(userId: string, resource: ResourceName, id: string, fields: Record<string, unknown>): ApiRecord
   /** Format properties kept from imports (record id → lines), for an export. */
   properties(userId: string, resource: ResourceName): Map<string, StoredProperty[]>
   /** The instance's IANA time zone (HEARTH_TIMEZONE). */
@@ -211,6 +213,13 @@ export function createRecordsService({ db, events, now, validator, listCache = t
       e.def.complete(next, new Set(Object.keys(change)), current, context)
       next.updated_at = iso()
       return write(e, userId, next)
+    },
+
+    setExtras(userId, resource, id, fields) {
+      const e = engine(resource)
+      e.checkExtras(fields)
+      const current = active(e, userId, id)
+      return write(e, userId, { ...current, ...fields, updated_at: iso() })
     },
 
     mergeCustom(userId, resource, id, fields) {

@@ -159,9 +159,11 @@ export class RecordLister {
     const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
     // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
     const occurrences: Ranked[] = []
+    const replaced = this.overridden(userId, expansion, series)
     for (const s of series) {
+      const skip = replaced.get(s.record.id as string)
       for (const at of expansion.starts(s.record, window, MAX_EXPANDED + 1 - occurrences.length)) {
-        occurrences.push({ ...s, at, sortValue: new Date(at).toISOString() })
+        if (!skip?.has(at)) occurrences.push({ ...s, at, sortValue: new Date(at).toISOString() })
       }
       if (occurrences.length > MAX_EXPANDED) throw tooManyOccurrences(window)
     }
@@ -170,6 +172,23 @@ export class RecordLister {
       .slice(q.offset, q.offset + q.limit)
       .map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
     return { items: this.project(page, q), total: count(plain) + occurrences.length }
+  }
+
+  /** Series id → the starts its overrides replace (they list as plain records of their own). */
+  private overridden(userId: string, expansion: NonNullable<ResourceDefinition['expansion']>, series: Ranked[]): Map<string, Set<number>> {
+    const out = new Map<string, Set<number>>()
+    const spec = expansion.overrides
+    if (!spec || series.length === 0) return out
+    const rows = this.prepare(
+      `SELECT ${spec.seriesColumn} AS series, ${spec.startColumn} AS start FROM ${this.def.name} ` +
+        `WHERE user_id = ? AND ${spec.seriesColumn} IN (SELECT value FROM json_each(?))`,
+    ).all(userId, JSON.stringify(series.map((s) => s.record.id))) as Array<{ series: string; start: string }>
+    for (const { series: id, start } of rows) {
+      const set = out.get(id) ?? new Set<number>()
+      set.add(Date.parse(start))
+      out.set(id, set)
+    }
+    return out
   }
 
   /** The SQL order, in code, for merged results. */

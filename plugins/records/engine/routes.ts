@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import { IdParams, Limit, ListOf, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import type { RecordsService, ResourceName } from '../service.js'
+import type { EventOccurrences, OccurrenceScope } from '../resources/event-occurrences.js'
 import { CustomFields } from './schema-kit.js'
+import { invalidQuery } from './validate.js'
 import type { ListQuery, ResourceDefinition } from './types.js'
 
 /**
@@ -33,7 +35,27 @@ export function listQuerySchema(def: ResourceDefinition) {
 /** 'a note', 'an event'. */
 const a = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
 
-export function resourceRoutes(app: PluginInstance, service: RecordsService, def: ResourceDefinition): void {
+/** PATCH/DELETE of one occurrence of a series, or of it and the following ones (events). */
+const OccurrenceQuery = Type.Object({
+  scope: Type.Optional(StringEnum(['this', 'following', 'all'] as const, { description: 'default all: the whole series' })),
+  occurrence_start: Type.Optional(
+    Type.String({ format: 'date-time', description: 'the occurrence, by its start in the series (required with scope this or following)' }),
+  ),
+})
+
+function occurrenceOf(query: unknown): { scope: OccurrenceScope; start: string } | null {
+  const q = (query ?? {}) as { scope?: string; occurrence_start?: string }
+  if (!q.scope || q.scope === 'all') return null
+  if (!q.occurrence_start) throw invalidQuery('occurrence_start', 'required', `occurrence_start is required with scope=${q.scope}`)
+  return { scope: q.scope as OccurrenceScope, start: q.occurrence_start }
+}
+
+export function resourceRoutes(
+  app: PluginInstance,
+  service: RecordsService,
+  def: ResourceDefinition,
+  occurrences?: EventOccurrences,
+): void {
   const resource = def.name as ResourceName
   const base = `/${def.name}`
   const tags = [def.name]
@@ -86,11 +108,17 @@ export function resourceRoutes(app: PluginInstance, service: RecordsService, def
         summary: `Update ${a(one)}`,
         description: 'Only the fields sent change; `custom_fields` sent here replaces the whole object (see the custom route to merge).',
         params: IdParams,
+        ...(occurrences ? { querystring: OccurrenceQuery } : {}),
         body: def.schemas.patch,
         response: { 200: Single(Record) },
       },
+      ...(occurrences ? { config: { errors: ['UNPROCESSABLE'] } } : {}),
     },
-    async (request) => service.update(request.userId, resource, request.params.id, request.body),
+    async (request) => {
+      const one = occurrenceOf(request.query)
+      if (one && occurrences) return occurrences.update(request.userId, request.params.id, one.start, one.scope, request.body)
+      return service.update(request.userId, resource, request.params.id, request.body)
+    },
   )
 
   app.patch(
@@ -116,11 +144,16 @@ export function resourceRoutes(app: PluginInstance, service: RecordsService, def
         summary: `Delete ${a(one)}`,
         description: `A soft delete by default: the ${one} is kept with \`deleted_at\` set and can be restored. \`permanent=true\` erases it and answers its id only.`,
         params: IdParams,
-        querystring: Type.Object({ permanent: Type.Boolean({ default: false }) }),
+        querystring: Type.Object({ permanent: Type.Boolean({ default: false }), ...(occurrences ? OccurrenceQuery.properties : {}) }),
         response: { 200: Single(Type.Union([Record, Type.Object({ id: Uuid })])) },
       },
+      ...(occurrences ? { config: { errors: ['UNPROCESSABLE'] } } : {}),
     },
-    async (request) => service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent }),
+    async (request) => {
+      const one = occurrenceOf(request.query)
+      if (one && occurrences) return occurrences.remove(request.userId, request.params.id, one.start, one.scope)
+      return service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent })
+    },
   )
 
   app.post(

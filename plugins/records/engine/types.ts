@@ -63,6 +63,11 @@ export interface RangeExpansion {
   starts(record: ApiRecord, window: { from: number | null; to: number | null }, limit: number): number[]
   /** The item for the occurrence of `record` that starts at `at`. */
   occurrence(record: ApiRecord, at: number): ApiRecord
+  /**
+   * Records that replace one occurrence of a series (RFC 5545 RECURRENCE-ID): the column naming the
+   * series and the one holding the replaced start (ISO instant). Expansion skips those starts.
+   */
+  overrides?: { seriesColumn: string; startColumn: string }
 }
 
 export interface ResourceDefinition {

@@ -60,7 +60,6 @@ function readEvent(vevent: Component, floatingZone: string, fileCalendar?: strin
     const cl = prop(name)
     return cl ? unescapeText(cl.value) : null
   }
-  if (prop('RECURRENCE-ID')) throw new Error('modified occurrence (RECURRENCE-ID) of a recurring event is not supported')
   const dtstart = prop('DTSTART')
   if (!dtstart) throw new Error('VEVENT has no DTSTART')
   const start = parseTime(dtstart, floatingZone)
@@ -96,6 +95,17 @@ function readEvent(vevent: Component, floatingZone: string, fileCalendar?: strin
     reminders: vevent.components.filter((c) => c.name === 'VALARM').map((alarm) => readAlarm(alarm, start.iso, end_at)),
     attendees: vevent.properties.filter((p) => p.name === 'ATTENDEE').map(readAttendee),
     custom_fields: Object.keys(custom).length > 0 ? custom : null,
+  }
+  // An overridden occurrence: it names its series by UID and the start it replaces (RFC 5545 3.8.4.4).
+  const rid = prop('RECURRENCE-ID')
+  if (rid) {
+    if (rid.params.get('RANGE')?.[0]?.toUpperCase() === 'THISANDFUTURE')
+      throw new Error('RECURRENCE-ID;RANGE=THISANDFUTURE is not supported')
+    const uid = text('UID')?.trim()
+    if (!uid) throw new Error('a modified occurrence (RECURRENCE-ID) without UID names no series')
+    record.recurrence = null
+    record.series_uid = uid
+    record.occurrence_start = parseTime(rid, timezone).iso
   }
   const source = text('X-HEARTH-SOURCE')?.trim()
   if (source) record.source = source

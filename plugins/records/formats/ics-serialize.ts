@@ -33,7 +33,15 @@ export function serializeICalendar(
     years.set(zone, [Math.min(lo, year), Math.max(hi, e.recurrence ? year + 10 : year)])
   }
   for (const [zone, [from, to]] of [...years].sort(([a], [b]) => a.localeCompare(b))) lines.push(...vtimezone(zone, from - 1, to))
-  for (const e of events) lines.push(...vevent(e, stamp, (e.id && properties.get(e.id)) || []))
+  const kept = (e: ExportedEvent | undefined) => (e?.id && properties.get(e.id)) || []
+  const uidOf = (e: ExportedEvent) => kept(e).find(([name]) => name === 'UID')?.[2] ?? `${e.id}@hearth`
+  const byId = new Map(events.map((e) => [e.id, e]))
+  for (const e of events) {
+    // An override shares its series' UID and names the start it replaces (RFC 5545 3.8.4.4).
+    const series = e.recurrence_id ? byId.get(e.recurrence_id) : undefined
+    const uid = e.recurrence_id ? (series ? uidOf(series) : `${e.recurrence_id}@hearth`) : (e.series_uid ?? (e.id ? uidOf(e) : null))
+    lines.push(...vevent(e, stamp, kept(e), uid, series))
+  }
   lines.push('END:VCALENDAR')
   return `${lines.join('\r\n')}\r\n`
 }
@@ -54,10 +62,16 @@ function sameTimeOn(day: string, startIso: string, zone: string): string {
   return new Date(fromWall(new Date(`${day}${time}`), zone)).toISOString()
 }
 
-function vevent(e: ExportedEvent, stamp: string, kept: StoredProperty[]): string[] {
+function vevent(e: ExportedEvent, stamp: string, kept: StoredProperty[], uid: string | null, series?: ExportedEvent): string[] {
   const lines = ['BEGIN:VEVENT']
   // The UID the event came with stays its UID: the client that wrote it keeps recognising it.
-  if (e.id && !kept.some(([name]) => name === 'UID')) lines.push(`UID:${e.id}@hearth`)
+  if (uid) lines.push(contentLine('UID', [], uid))
+  if ((e.recurrence_id || e.series_uid) && e.occurrence_start) {
+    const allDay = series?.all_day ?? e.all_day
+    const zone = series ? zoneOf(series) : zoneOf(e)
+    const params: Array<[string, string]> = allDay ? [['VALUE', 'DATE']] : zone ? [['TZID', zone]] : []
+    lines.push(contentLine('RECURRENCE-ID', params, formatTime(e.occurrence_start, allDay, zone)))
+  }
   lines.push(`DTSTAMP:${stamp}`)
   if (e.created_at) lines.push(`CREATED:${formatStamp(e.created_at)}`)
   if (e.updated_at) lines.push(`LAST-MODIFIED:${formatStamp(e.updated_at)}`)
@@ -83,7 +97,7 @@ function vevent(e: ExportedEvent, stamp: string, kept: StoredProperty[]): string
     lines.push(contentLine('ATTENDEE', params, `mailto:${a.email}`))
   }
   lines.push(...customFieldLines(e.custom_fields))
-  for (const [name, params, value] of kept) lines.push(contentLine(name, params, value))
+  for (const [name, params, value] of kept) if (name !== 'UID') lines.push(contentLine(name, params, value))
   for (const r of e.reminders) {
     const email = r.type === 'email'
     lines.push('BEGIN:VALARM', `ACTION:${email ? 'EMAIL' : 'DISPLAY'}`, contentLine('DESCRIPTION', [], escapeText(e.title)))

@@ -86,6 +86,11 @@ export interface EventRecord {
   calendar_name: string
   /** IANA zone of the wall-clock times and the recurrence (absent: the instance's zone). */
   timezone?: string
+  /** An overridden occurrence (RECURRENCE-ID): its series' id once linked, and the start it replaces. */
+  recurrence_id?: string | null
+  occurrence_start?: string | null
+  /** While importing: the UID of the series an override belongs to (linked to recurrence_id by the import). */
+  series_uid?: string
   reminders: Array<{ type: string; minutes_before: number }>
   attendees: Array<{ email: string; name: string | null; status: 'accepted' | 'declined' | 'tentative' | 'pending' }>
   custom_fields: CustomFields

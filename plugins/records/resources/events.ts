@@ -48,6 +48,15 @@ const fields = (complete: boolean) => ({
 })
 
 const iso = (v: unknown) => new Date(String(v)).toISOString()
+
+/**
+ * An occurrence's markers (RFC 5545 RECURRENCE-ID): on an item a window expands, and on a
+ * stored override that replaces one occurrence. Null on a plain event and on a series.
+ */
+const overrideFields = {
+  recurrence_id: Nullable(Type.String({ format: 'uuid', description: 'the series this occurrence belongs to' })),
+  occurrence_start: Nullable(Type.String({ format: 'date-time', description: 'the start of the occurrence in the series' })),
+}
 const asDate = (v: unknown) => `${String(v).slice(0, 10)}T00:00:00.000Z`
 
 /** All-day events are dates: they repeat on their UTC date and never shift with a zone. */
@@ -77,13 +86,15 @@ export const events: ResourceDefinition = {
     status: 'text',
     calendar_name: 'text',
     timezone: 'text',
+    recurrence_id: 'text',
+    occurrence_start: 'text',
     reminders: 'json',
     attendees: 'json',
     custom_fields: 'json',
   },
   fts: { table: 'events_fts', weights: [10, 1] },
   schemas: {
-    record: recordSchema(fields(true), examples.events.record),
+    record: recordSchema({ ...fields(true), ...overrideFields }, examples.events.record),
     create: createSchema(fields(false), ['title', 'start_at'], examples.events.create),
     patch: patchSchema(fields(false)),
     listFilters: Type.Object({
@@ -119,7 +130,11 @@ export const events: ResourceDefinition = {
     reminders: [],
     attendees: [],
     custom_fields: null,
+    recurrence_id: null,
+    occurrence_start: null,
   },
+  // An override is made by PATCH ?scope=this or an import (RECURRENCE-ID), never by a create body.
+  importExtras: { recurrence_id: Uuid, occurrence_start: Timestamp },
   complete(record, changed, previous, ctx) {
     record.timezone ??= ctx.zone
     // All-day events are dates: the day as written, whatever offset came with it.
@@ -140,6 +155,9 @@ export const events: ResourceDefinition = {
       throw invalid('end_at', 'after_start_at', 'end_at must not be before start_at')
     }
     checkRecurrence(record.recurrence as Rule | null)
+    if (record.recurrence_id && record.recurrence) {
+      throw invalid('recurrence', 'override', 'an overridden occurrence does not repeat itself (recurrence must be null)')
+    }
     record.attendees = (record.attendees as Array<Record<string, unknown>>).map((a) => ({ name: null, status: 'pending', ...a }))
   },
   filters(query) {
@@ -157,6 +175,7 @@ export const events: ResourceDefinition = {
     window: (query, ctx) => queryWindow(query, ctx.now, ctx.zone),
     starts: (series, window, limit) =>
       occurrences(series.recurrence as Rule, Date.parse(String(series.start_at)), window.from, window.to, limit, expansionZone(series)),
+    overrides: { seriesColumn: 'recurrence_id', startColumn: 'occurrence_start' },
     occurrence(series, at) {
       const start = Date.parse(String(series.start_at))
       const startAt = new Date(at).toISOString()
@@ -169,9 +188,5 @@ export const events: ResourceDefinition = {
       }
     },
   },
-  listItem: Type.Object({
-    ...recordSchema(fields(true)).properties,
-    recurrence_id: Type.Optional(Uuid),
-    occurrence_start: Type.Optional(Timestamp),
-  }),
+  listItem: recordSchema({ ...fields(true), ...overrideFields }),
 }

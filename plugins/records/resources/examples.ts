@@ -70,6 +70,8 @@ export const examples = {
       status: 'confirmed',
       calendar_name: 'default',
       timezone: 'Europe/Paris',
+      recurrence_id: null,
+      occurrence_start: null,
       reminders: [{ type: 'notification', minutes_before: 30 }],
       attendees: [],
       ...managed,

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { type EventBus, HttpError, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import { codecs, FileFormatError, FileTooLargeError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
+import type { EventOccurrences, ImportEntry } from '../resources/event-occurrences.js'
 import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
 
 /**
@@ -36,11 +37,12 @@ export const MAX_EVENT_IDS = 1000
 
 export interface ImportExportDeps {
   service: RecordsService
+  occurrences: EventOccurrences
   events: Pick<EventBus, 'emit'>
   now?: () => number
 }
 
-export async function importExportRoutes(app: PluginInstance, { service, events, now = Date.now }: ImportExportDeps) {
+export async function importExportRoutes(app: PluginInstance, { service, occurrences, events, now = Date.now }: ImportExportDeps) {
   // Multipart parsing stays inside this scope: the JSON routes keep refusing other content types.
   await app.register(async (scope: PluginInstance) => {
     await scope.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } })
@@ -100,12 +102,17 @@ export async function importExportRoutes(app: PluginInstance, { service, events,
             throw err
           }
           const userId = request.userId
-          const result = service.importMany(
-            userId,
-            resource,
-            parsed.entries.map((e) => (e.properties?.length ? { ...(e.record as object), properties: e.properties } : e.record)),
-            { source: request.svcSource ?? 'import', emit: false },
-          )
+          const opts = { source: request.svcSource ?? 'import', emit: false }
+          // Events link their overridden occurrences (RECURRENCE-ID) to the series of the same file.
+          const result =
+            resource === 'events'
+              ? occurrences.importAll(userId, parsed.entries as ImportEntry[], opts)
+              : service.importMany(
+                  userId,
+                  resource,
+                  parsed.entries.map((e) => (e.properties?.length ? { ...(e.record as object), properties: e.properties } : e.record)),
+                  opts,
+                )
           const ids = result.created.map((r) => r.id)
           if (ids.length > 0) {
             // One summary event instead of a created event per record: a 20,000-contact import

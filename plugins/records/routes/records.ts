@@ -1,8 +1,15 @@
 import type { PluginInstance } from '../../../core/plugin-api.js'
 import { resourceRoutes } from '../engine/routes.js'
+import type { EventOccurrences } from '../resources/event-occurrences.js'
 import type { RecordsService } from '../service.js'
 
 /** CRUD, list, custom-field merge, delete and restore for every resource, from its definition. */
-export async function recordRoutes(app: PluginInstance, { service }: { service: RecordsService }): Promise<void> {
-  for (const resource of service.resources) resourceRoutes(app, service, service.definition(resource))
+export async function recordRoutes(
+  app: PluginInstance,
+  { service, occurrences }: { service: RecordsService; occurrences: EventOccurrences },
+): Promise<void> {
+  for (const resource of service.resources) {
+    const def = service.definition(resource)
+    resourceRoutes(app, service, def, def.expansion ? occurrences : undefined)
+  }
 }

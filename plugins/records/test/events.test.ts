@@ -21,6 +21,8 @@ t.test('POST /events: defaults, end_at one hour after start unless all-day, time
     status: 'confirmed',
     calendar_name: 'default',
     timezone: 'Europe/Berlin',
+    recurrence_id: null,
+    occurrence_start: null,
     reminders: [],
     attendees: [],
     custom_fields: null,

@@ -122,7 +122,9 @@ t.test('front matter and Markdown notes: parse or refuse with an Error, in linea
 })
 
 t.test('archives: zip, tar and tar.gz of anything read or refuse with ArchiveError', async (t) => {
-  const members = fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), fc.string(), { maxKeys: 5 })
+  // fflate's zipSync (building the test's own archive) walks member names as object keys: '__proto__' breaks it.
+  const name = fc.string({ minLength: 1, maxLength: 20 }).filter((k) => k !== '__proto__')
+  const members = fc.dictionary(name, fc.string(), { maxKeys: 5 })
   fc.assert(
     fc.property(members, (files) => {
       const zip = zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, strToU8(v)])))

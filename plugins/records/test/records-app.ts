@@ -83,3 +83,20 @@ export function upload(filename: string, content: Buffer | string, type = 'appli
   ])
   return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
 }
+
+/** Uploads a file to `/<resource>/import` as a bench's user: the answer's status and `data`. */
+export async function importInto(b: Pick<Bench, 'app' | 'token'>, resource: string, filename: string, content: Buffer | string) {
+  const body = upload(filename, content)
+  const res = await b.app.inject({
+    method: 'POST',
+    url: `/api/v1/${resource}/import`,
+    payload: body.payload,
+    headers: { authorization: `Bearer ${b.token}`, ...body.headers },
+  })
+  return { status: res.statusCode, data: res.json().data as { imported: number; ids: string[]; failed: Array<Record<string, unknown>> } }
+}
+
+/** The export file of a resource as a bench's user sees it. */
+export async function exportOf(b: Pick<Bench, 'app' | 'token'>, resource: string): Promise<string> {
+  return (await b.app.inject({ method: 'GET', url: `/api/v1/${resource}/export`, headers: { authorization: `Bearer ${b.token}` } })).body
+}
