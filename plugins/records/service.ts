@@ -51,6 +51,8 @@ export interface RecordsService {
   setExtras(userId: string, resource: ResourceName, id: string, fields: Record<string, unknown>): ApiRecord
   /** Format properties kept from imports (record id → lines), for an export. */
   properties(userId: string, resource: ResourceName): Map<string, StoredProperty[]>
+  /** Ids of the user's records that kept a property with this value (a UID an earlier import carried). */
+  recordsWithProperty(userId: string, resource: ResourceName, name: string, value: string): string[]
   /** The instance's IANA time zone (HEARTH_TIMEZONE). */
   readonly timezone: string
   create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
@@ -131,6 +133,7 @@ export function createRecordsService({ db, events, now, validator, listCache = t
     resources: Object.keys(resources) as ResourceName[],
     definition: (resource) => engine(resource).def,
     properties: (userId, resource) => properties.forUser(userId, resource),
+    recordsWithProperty: (userId, resource, name, value) => properties.recordsWith(userId, resource, name, value),
     timezone,
 
     create(userId, resource, body, opts = {}) {

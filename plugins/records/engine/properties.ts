@@ -17,6 +17,8 @@ export interface PropertyStore {
   set(userId: string, resource: string, recordId: string, lines: StoredProperty[]): void
   /** recordId → lines, for an export of one user's resource. */
   forUser(userId: string, resource: string): Map<string, StoredProperty[]>
+  /** The user's records of a resource that kept a property with this exact value (e.g. a UID). */
+  recordsWith(userId: string, resource: string, name: string, value: string): string[]
 }
 
 export function propertyStore(db: Database.Database): PropertyStore {
@@ -27,7 +29,12 @@ export function propertyStore(db: Database.Database): PropertyStore {
   const all = db.prepare<[string, string], { record_id: string; lines: string }>(
     'SELECT record_id, lines FROM records_properties WHERE user_id = ? AND resource = ?',
   )
+  const having = db.prepare<[string, string, string, string], { record_id: string }>(
+    'SELECT DISTINCT p.record_id FROM records_properties p, json_each(p.lines) j ' +
+      "WHERE p.user_id = ? AND p.resource = ? AND json_extract(j.value, '$[0]') = ? AND json_extract(j.value, '$[2]') = ?",
+  )
   return {
+    recordsWith: (userId, resource, name, value) => having.all(userId, resource, name, value).map((r) => r.record_id),
     set(userId, resource, recordId, lines) {
       const kept = bounded(lines)
       if (kept.length) upsert.run(recordId, userId, resource, JSON.stringify(kept))

@@ -44,7 +44,7 @@ export function parseICalendar(text: string, options: ICalendarOptions = {}): Pa
       try {
         if (vevent.broken) throw new Error(vevent.broken)
         const record = readEvent(vevent, zone, calName ? unescapeText(calName.value).trim() : undefined)
-        const properties = unmapped(vevent)
+        const properties = [...unmapped(vevent), ...alarmActions(vevent)]
         result.entries.push(properties.length ? { ...at, record, properties } : { ...at, record })
       } catch (err) {
         result.failed.push({ ...at, error: (err as Error).message })
@@ -145,6 +145,24 @@ function unmapped(vevent: Component): StoredProperty[] {
   return vevent.properties
     .filter((p) => !MAPPED.has(p.name) && !p.name.startsWith('X-HEARTH-') && p.name !== 'BEGIN' && p.name !== 'END')
     .map((p) => [p.name, [...p.params], p.value] as StoredProperty)
+}
+
+/**
+ * The alarms' actions when one is neither DISPLAY nor EMAIL (AUDIO, PROCEDURE...): reminders hold
+ * notification or email only (decisions.md), so the actions are kept, in order, for the export.
+ */
+export const ALARM_ACTIONS = 'X-HEARTH-ALARM-ACTIONS'
+function alarmActions(vevent: Component): StoredProperty[] {
+  const actions = vevent.components
+    .filter((c) => c.name === 'VALARM')
+    .map(
+      (a) =>
+        a.properties
+          .find((p) => p.name === 'ACTION')
+          ?.value.trim()
+          .toUpperCase() || 'DISPLAY',
+    )
+  return actions.some((a) => a !== 'DISPLAY' && a !== 'EMAIL') ? [[ALARM_ACTIONS, [], actions.join(',')]] : []
 }
 
 /** EXDATE lines (each a comma-separated list, with its own TZID or VALUE=DATE) → `exdates`. */

@@ -4,6 +4,7 @@ import { formatStamp } from './stamps.js'
 import { formatTime, formatTrigger } from './ics-time.js'
 import { formatRRule } from './rrule.js'
 import { vtimezone } from './vtimezone.js'
+import { ALARM_ACTIONS } from './ics-parse.js'
 import type { StoredProperty } from '../engine/properties.js'
 import { fromWall, toWall } from '../resources/zoned.js'
 import type { EventRecord } from './types.js'
@@ -97,13 +98,18 @@ function vevent(e: ExportedEvent, stamp: string, kept: StoredProperty[], uid: st
     lines.push(contentLine('ATTENDEE', params, `mailto:${a.email}`))
   }
   lines.push(...customFieldLines(e.custom_fields))
-  for (const [name, params, value] of kept) if (name !== 'UID') lines.push(contentLine(name, params, value))
-  for (const r of e.reminders) {
+  for (const [name, params, value] of kept) if (name !== 'UID' && name !== ALARM_ACTIONS) lines.push(contentLine(name, params, value))
+  // Actions an import kept (AUDIO...) apply while the reminders are still the ones imported.
+  const actions = kept.find(([name]) => name === ALARM_ACTIONS)?.[2].split(',') ?? []
+  e.reminders.forEach((r, i) => {
     const email = r.type === 'email'
-    lines.push('BEGIN:VALARM', `ACTION:${email ? 'EMAIL' : 'DISPLAY'}`, contentLine('DESCRIPTION', [], escapeText(e.title)))
+    const imported = !email && actions.length === e.reminders.length && /^[A-Z][A-Z0-9-]*$/.test(actions[i] ?? '') ? actions[i] : null
+    const action = email ? 'EMAIL' : (imported ?? 'DISPLAY')
+    lines.push('BEGIN:VALARM', `ACTION:${action}`)
+    if (action !== 'AUDIO') lines.push(contentLine('DESCRIPTION', [], escapeText(e.title)))
     if (email) lines.push(contentLine('SUMMARY', [], escapeText(e.title)))
     lines.push(`TRIGGER:${formatTrigger(r.minutes_before)}`, 'END:VALARM')
-  }
+  })
   lines.push('END:VEVENT')
   return lines
 }

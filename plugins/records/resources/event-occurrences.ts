@@ -108,6 +108,22 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
   }
   const uidOf = (entry: ImportEntry) => entry.properties?.find(([name]) => name === 'UID')?.[2]
 
+  /** A series this user imported before (its UID kept) or Hearth exported (`<id>@hearth`): the newest still repeating. */
+  const earlierSeries = (userId: string, uid: string): ApiRecord | undefined => {
+    const own = /^([0-9a-f-]{36})@hearth$/.exec(uid)?.[1]
+    const ids = [...(own ? [own] : []), ...service.recordsWithProperty(userId, 'events', 'UID', uid)]
+    for (const id of ids.reverse()) {
+      try {
+        const record = service.get(userId, 'events', id)
+        if (record.recurrence) return record
+      } catch (err) {
+        // Gone or in the trash: not a series to link to.
+        if (!(err instanceof HttpError)) throw err
+      }
+    }
+    return undefined
+  }
+
   return {
     importAll(userId, entries, opts) {
       const plain: number[] = []
@@ -132,21 +148,26 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
       const linked: Array<{ index: number; entry: Record<string, unknown> }> = []
       for (const i of overrides) {
         const entry = entries[i] as ImportEntry
-        const series = seriesByUid.get(String(entry.record.series_uid))
+        const uid = String(entry.record.series_uid)
+        const series = seriesByUid.get(uid) ?? earlierSeries(userId, uid)
         if (!series) {
           failed.push({
             index: i,
-            error: new HttpError('VALIDATION_ERROR', 'modified occurrence (RECURRENCE-ID) whose series is not in this file', {
-              field: 'RECURRENCE-ID',
-              constraint: 'series',
-            }),
+            error: new HttpError(
+              'VALIDATION_ERROR',
+              'modified occurrence (RECURRENCE-ID) whose series is neither in this file nor imported before',
+              {
+                field: 'RECURRENCE-ID',
+                constraint: 'series',
+              },
+            ),
           })
         } else if (entry.record.status === 'cancelled') {
           // A cancelled occurrence is an exclusion of the series (what clients show: nothing).
           const rule = series.recurrence as Recurrence
           const exdates = [...new Set([...(rule.exdates ?? []), String(entry.record.occurrence_start)])]
           const updated = service.update(userId, 'events', series.id as string, { recurrence: { ...rule, exdates } })
-          seriesByUid.set(String(entry.record.series_uid), updated)
+          seriesByUid.set(uid, updated)
         } else linked.push({ index: i, entry: { ...entryOf(entry), recurrence_id: series.id } })
       }
       const second = service.importMany(

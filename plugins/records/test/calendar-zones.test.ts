@@ -70,7 +70,13 @@ const CASES: Array<{ file: string; series: Series[]; zones: Record<string, strin
   {
     file: 'apple-sydney.ics',
     zones: { 'Family dinner': 'Australia/Sydney' },
-    kept: ['UID:9E1C2A44-6B7D-4E2B-9C3A-2F1B0D5E8A71', 'X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC', 'TRANSP:OPAQUE', 'SEQUENCE:0'],
+    kept: [
+      'UID:9E1C2A44-6B7D-4E2B-9C3A-2F1B0D5E8A71',
+      'X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC',
+      'TRANSP:OPAQUE',
+      'SEQUENCE:0',
+      'ACTION:AUDIO',
+    ],
     series: [{ title: 'Family dinner', dtstart: '20260201T180000', tz: 'Australia/Sydney', rrule: 'FREQ=MONTHLY;COUNT=12;BYDAY=1SU' }],
   },
   {

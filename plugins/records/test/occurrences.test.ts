@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { addUser } from '../../../test/helper.js'
 import { bench, exportOf, importInto } from './records-app.js'
 
 /**
@@ -185,10 +186,59 @@ t.test('import: a cancelled occurrence becomes an exdate; an override without it
   ].join('\r\n')
   const { data } = await importInto(b, 'events', 'cal.ics', ics)
   t.equal(data.imported, 1)
-  t.match(data.failed, [{ index: 2, error: /series is not in this file/ }])
+  t.match(data.failed, [{ index: 2, error: /series is neither in this file nor imported before/ }])
   const items = (await call('GET', '/events?from=2026-06-01&to=2026-06-30')).body.data as Item[]
   t.same(
     items.map((i) => i.start_at),
     ['2026-06-01T07:00:00.000Z', '2026-06-03T07:00:00.000Z'],
   )
+})
+
+t.test('import: an override arriving in a later file joins the series an earlier import brought', async (t) => {
+  const b = await bench(t)
+  const vevent = (lines: string[]) =>
+    ['BEGIN:VCALENDAR', 'VERSION:2.0', 'BEGIN:VEVENT', ...lines, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n')
+  const series = vevent([
+    'DTSTART:20260601T070000Z',
+    'DTEND:20260601T080000Z',
+    'RRULE:FREQ=DAILY;COUNT=3',
+    'UID:walk@example.org',
+    'SUMMARY:Walk',
+  ])
+  const moved = vevent([
+    'DTSTART:20260602T090000Z',
+    'DTEND:20260602T100000Z',
+    'RECURRENCE-ID:20260602T070000Z',
+    'UID:walk@example.org',
+    'SUMMARY:Walk (late)',
+  ])
+  t.equal((await importInto(b, 'events', 'series.ics', series)).data.imported, 1)
+  const second = await importInto(b, 'events', 'moved.ics', moved)
+  t.same(second.data.failed, [])
+  const items = (await b.call('GET', '/events?from=2026-06-01&to=2026-06-30')).body.data as Item[]
+  t.same(view(items), [
+    ['Walk', '2026-06-01T07:00:00.000Z'],
+    ['Walk (late)', '2026-06-02T09:00:00.000Z'],
+    ['Walk', '2026-06-03T07:00:00.000Z'],
+  ])
+  const other = await addUser(b.app, b.token)
+  const theirs = await importInto({ app: b.app, token: other.token }, 'events', 'moved.ics', moved)
+  t.match(theirs.data.failed, [{ index: 0, error: /series is neither/ }], "another user's import never links to this user's series")
+})
+
+t.test('erasing an override for good keeps its occurrence excluded; erasing the series takes its overrides', async (t) => {
+  const { call, series, list } = await withSeries(t)
+  const override = await call('PATCH', `/events/${series.id}?scope=this&occurrence_start=${MONDAYS[1]}`, { title: 'Special' })
+  await call('DELETE', `/events/${override.body.data.id}`)
+  t.equal((await list()).length, 4, 'in the trash: the override is gone from the calendar and its occurrence stays away')
+  await call('DELETE', `/events/${override.body.data.id}?permanent=true`)
+  t.same(
+    view(await list()),
+    [MONDAYS[0], MONDAYS[2], MONDAYS[3], MONDAYS[4]].map((s) => ['Lesson', s]),
+    'erased: the occurrence stays away',
+  )
+  t.same((await call('GET', `/events/${series.id}`)).body.data.recurrence.exdates, [MONDAYS[1]])
+  const again = await call('PATCH', `/events/${series.id}?scope=this&occurrence_start=${MONDAYS[2]}`, { title: 'Other' })
+  await call('DELETE', `/events/${series.id}?permanent=true`)
+  t.equal((await call('GET', `/events/${again.body.data.id}`)).status, 404, 'the override went with its series')
 })
