@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
 import { createSchema, Email, NullableText, patchSchema, recordSchema } from '../engine/schema-kit.js'
-import type { ResourceDefinition } from '../engine/types.js'
+import type { ResourceDefinition, SqlClause } from '../engine/types.js'
 import { examples } from './examples.js'
 import { invalid } from '../engine/validate.js'
 import { queryWindow } from './event-window.js'
@@ -161,7 +161,13 @@ export const events: ResourceDefinition = {
     record.attendees = (record.attendees as Array<Record<string, unknown>>).map((a) => ({ name: null, status: 'pending', ...a }))
   },
   filters(query) {
-    const out = []
+    // An override lists while its series does: a series in the trash takes its overrides out of view.
+    const out: SqlClause[] = [
+      {
+        sql: 'NOT EXISTS (SELECT 1 FROM events s WHERE s.id = t.recurrence_id AND s.user_id = t.user_id AND s.deleted_at IS NOT NULL)',
+        params: [],
+      },
+    ]
     if (query.calendar_name !== undefined) out.push({ sql: 't.calendar_name = ?', params: [query.calendar_name] })
     if (query.status !== undefined) out.push({ sql: 't.status = ?', params: [query.status] })
     return out

@@ -242,3 +242,14 @@ t.test('erasing an override for good keeps its occurrence excluded; erasing the 
   await call('DELETE', `/events/${series.id}?permanent=true`)
   t.equal((await call('GET', `/events/${again.body.data.id}`)).status, 404, 'the override went with its series')
 })
+
+t.test('a series in the trash takes its overrides out of view; restored, they come back', async (t) => {
+  const { call, series, list } = await withSeries(t)
+  await call('PATCH', `/events/${series.id}?scope=this&occurrence_start=${MONDAYS[1]}`, { title: 'Special' })
+  await call('DELETE', `/events/${series.id}`)
+  t.same(await list(), [], 'nothing of the series in a window')
+  t.same((await call('GET', '/events')).body.data, [], 'nor in the plain list')
+  await call('POST', `/events/${series.id}/restore`)
+  t.equal((await list()).length, 5)
+  t.ok((await list()).some((i) => i.title === 'Special'))
+})
