@@ -124,7 +124,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     defaultTier: () => services.config.tier,
     operationIds: new Map<string, string>(),
   }
-  const loaderDeps = { sources, apiFor, pipeline, tags }
+  const loaderDeps = { sources, apiFor, pipeline, tags, disabled: new Set(config.disabledPlugins) }
   const report = app.hearth.plugins
   // The core's own routes take the plugins' path: same pipeline, same guards, same document.
   const core = [
@@ -160,12 +160,24 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       return d.plugin
     })
   await loadPlugins(app, builtins, 'builtin', loaderDeps, report)
-  for (const found of await discoverPlugins(config.pluginsDir)) {
+  // A disabled third-party plugin is not even imported: its module code never runs.
+  const discovered = await discoverPlugins(config.pluginsDir, loaderDeps.disabled)
+  for (const found of discovered) {
     if (found.plugin) continue
+    if (found.disabled) {
+      report.push({
+        name: found.dir,
+        version: '?',
+        source: 'third-party',
+        status: 'disabled',
+        reason: 'disabled by HEARTH_DISABLED_PLUGINS',
+      })
+      continue
+    }
     app.log.error({ plugin: found.dir }, `plugin ${found.dir} dropped: ${found.error}`)
     report.push({ name: found.dir, version: '?', source: 'third-party', status: 'failed', reason: found.error })
   }
-  const thirdParty = (await discoverPlugins(config.pluginsDir)).flatMap((f) => (f.plugin ? [f.plugin] : []))
+  const thirdParty = discovered.flatMap((f) => (f.plugin ? [f.plugin] : []))
   await loadPlugins(app, thirdParty, 'third-party', loaderDeps, report)
 
   app.addHook('onClose', async () => {

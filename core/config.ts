@@ -21,6 +21,8 @@ export const CoreConfig = Type.Object({
   tier: env('HEARTH_TIER', Type.Union([Type.Literal('free'), Type.Literal('pro')])),
   logLevel: env('HEARTH_LOG_LEVEL', Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   pluginsDir: env('HEARTH_PLUGINS_DIR', Type.String()),
+  /** Plugins not to load, built-in or third-party (comma-separated names); what needs them is not loaded either. */
+  disabledPlugins: env('HEARTH_DISABLED_PLUGINS', Type.Array(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), { maxItems: 100 })),
   bodyLimit: env('HEARTH_BODY_LIMIT', Type.Integer({ minimum: 1024 })),
   /** Requests per minute per token (or per client without one). */
   rateLimit: env('HEARTH_RATE_LIMIT', Type.Integer({ minimum: 1 })),

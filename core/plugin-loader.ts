@@ -16,17 +16,29 @@ export interface LoadedPlugin {
   name: string
   version: string
   source: 'core' | 'builtin' | 'third-party'
-  status: 'loaded' | 'failed'
+  status: 'loaded' | 'failed' | 'disabled'
   reason?: string
 }
 
+export interface Discovered {
+  dir: string
+  plugin?: HearthPlugin
+  error?: string
+  /** Named in `skip` (HEARTH_DISABLED_PLUGINS): not imported. */
+  disabled?: boolean
+}
+
 /** Imports every `<dir>/<name>/index.js` default export; a module that fails to import is reported, not thrown. */
-export async function discoverPlugins(dir: string): Promise<Array<{ dir: string; plugin?: HearthPlugin; error?: string }>> {
+export async function discoverPlugins(dir: string, skip: ReadonlySet<string> = new Set()): Promise<Discovered[]> {
   if (!dir || !existsSync(dir)) return []
-  const found: Array<{ dir: string; plugin?: HearthPlugin; error?: string }> = []
+  const found: Discovered[] = []
   for (const name of readdirSync(dir).sort()) {
     const entry = join(dir, name, 'index.js')
     if (!statSync(join(dir, name)).isDirectory() || !existsSync(entry)) continue
+    if (skip.has(name)) {
+      found.push({ dir: name, disabled: true })
+      continue
+    }
     try {
       const mod = await import(pathToFileURL(entry).href)
       found.push({ dir: name, plugin: (mod.default ?? mod.plugin) as HearthPlugin })
@@ -78,6 +90,8 @@ export interface LoaderDeps {
   pipeline: Omit<PipelineContext, 'plugin' | 'defaults'>
   /** Tag → description for the OpenAPI document, from the manifests. */
   tags: Map<string, string>
+  /** Names HEARTH_DISABLED_PLUGINS lists. */
+  disabled?: ReadonlySet<string>
 }
 
 /**
@@ -94,8 +108,18 @@ export async function loadPlugins(
   report: LoadedPlugin[],
 ): Promise<void> {
   const loaded = new Set(report.filter((r) => r.status === 'loaded').map((r) => r.name))
+  const off = new Set(report.filter((r) => r.status === 'disabled').map((r) => r.name))
   for (const plugin of orderByDependencies(plugins)) {
     const name = plugin.manifest?.name ?? '(unnamed)'
+    // Switched off by configuration, or needing a plugin that is: skipped, never a failed start.
+    const needs = (plugin.manifest?.dependencies ?? []).filter((d) => off.has(d))
+    if (source !== 'core' && (deps.disabled?.has(name) || needs.length)) {
+      off.add(name)
+      const reason = needs.length ? `needs the disabled plugin ${needs.join(', ')}` : 'disabled by HEARTH_DISABLED_PLUGINS'
+      app.log.info({ plugin: name }, `plugin ${name} not loaded: ${reason}`)
+      report.push({ name, version: plugin.manifest?.version ?? '?', source, status: 'disabled', reason })
+      continue
+    }
     const fail = (reason: string) => {
       if (source !== 'third-party') throw new Error(`${source === 'core' ? 'core' : 'built-in'} plugin ${name} failed: ${reason}`)
       app.log.error({ plugin: name }, `plugin ${name} dropped: ${reason}`)
