@@ -119,7 +119,9 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       components: { securitySchemes: SECURITY_SCHEMES as never },
     },
     hideUntagged: false,
-    transform: ({ schema, url, route }) => {
+    transform: ({ schema, url: registered, route }) => {
+      // A plugin's '/' route answers at /api/v1/<name> too: document the form without the slash.
+      const url = registered.length > 1 ? registered.replace(/\/$/, '') : registered
       const given = (schema ?? {}) as Record<string, unknown>
       if (given.hide) return { schema: given as never, url }
       const config = ((route as RouteOptions).config ?? {}) as RouteGuards

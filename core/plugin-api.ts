@@ -150,3 +150,6 @@ export type { CommandRunner, RunOptions, RunResult } from './hal/command.js'
 export { runCommand, ToolMissingError } from './hal/command.js'
 export type { Scheduler, ScheduledJob } from './scheduler.js'
 export * from './schemas.js'
+// TypeBox through the core: a plugin built outside the tree uses the same copy as the core's schemas.
+export { Type } from '@sinclair/typebox'
+export type { Static, TObject, TSchema } from '@sinclair/typebox'
