@@ -78,6 +78,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
 
   installValidators(app)
   installErrorHandling(app)
+  services.metrics.install(app, services.authenticate)
   const defaultJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   // Bodies are JSON (or multipart where a route registers it): anything else is 415.
@@ -116,6 +117,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     validator: (schema) => compileCheck(schema),
     health: { register: (component, check) => services.health.set(component, check) },
     auth: { authenticate: services.authenticate },
+    metrics: { register: (...args) => services.metrics.register(...args) },
     onClose: (fn) => services.closers.push(fn),
   })
 

@@ -11,6 +11,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { AuthContext, RouteGuards } from './auth/context.js'
 import type { TtlCache } from './cache.js'
 import type { Errors } from './errors.js'
+import type { Metrics } from './metrics.js'
 import type { EventBus } from './events.js'
 import type { Hal } from './hal/registry.js'
 import type { Scheduler } from './scheduler.js'
@@ -89,6 +90,8 @@ export interface HearthApi<C extends TObject = TObject> {
    * Throws 401 UNAUTHORIZED for anything invalid, revoked or disabled.
    */
   auth: { authenticate(headers: { authorization?: string; 'x-svc-user-id'?: string | string[] }): Promise<AuthContext> }
+  /** Prometheus metrics of this plugin, read at each scrape of GET /metrics (name them `hearth_<plugin>_...`). */
+  metrics: Metrics
   /** Runs `fn` when the daemon closes, after in-flight requests finished. */
   onClose(fn: () => Promise<void> | void): void
 }
@@ -132,6 +135,7 @@ declare module 'fastify' {
 
 export type { AuthContext, RouteGuards } from './auth/context.js'
 export type { TtlCache } from './cache.js'
+export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'
 export type { EventBus, EventInput, EventListener, HearthEvent } from './events.js'
 export { matches as eventMatches } from './events.js'

@@ -9,6 +9,7 @@ import { type CacheOptions, createCache, type TtlCache } from './cache.js'
 import type { ConfigSources, CoreConfig } from './config.js'
 import { migrate, readMigrations } from './db/migrate.js'
 import { backupDatabase, databasePath, openDatabase } from './db/sqlite.js'
+import { createMetrics } from './metrics.js'
 import { createEventBus, type EventBus } from './events.js'
 import { type CommandRunner, runCommand } from './hal/command.js'
 import { createHal } from './hal/registry.js'
@@ -33,6 +34,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const events: EventBus = createEventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'))
   const scheduler = createScheduler(log)
   const hal = createHal({ events, log, dataDir: config.dataDir, run: opts.run ?? runCommand, now })
+  const metrics = createMetrics({ db, dbPath: databasePath(config.dataDir), hal })
   const users = createUsers(db, config.tier)
   const apiKeys = createApiKeys(db)
   const tokens = createTokens(db, config.jwtSecret)
@@ -62,6 +64,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     config,
     sources,
     db,
+    metrics,
     events,
     scheduler,
     hal,

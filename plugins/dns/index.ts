@@ -65,6 +65,15 @@ export default definePlugin(
 
     for (const off of challengeHandlers(ctx)) api.onClose(off)
     api.onClose(() => server.stop())
+    api.metrics.register('counter', 'hearth_dns_answers_total', 'DNS answers sent, by RCODE', ['rcode'], () =>
+      Object.entries(server.status.byRcode).map(([rcode, value]) => ({ labels: { rcode }, value })),
+    )
+    api.metrics.register('counter', 'hearth_dns_dropped_total', 'DNS packets dropped as garbage', [], () => [
+      { value: server.status.dropped },
+    ])
+    api.metrics.register('counter', 'hearth_dns_rate_limited_total', 'DNS UDP answers held back by response rate limiting', [], () => [
+      { value: server.status.rateLimited },
+    ])
     if (config.port !== 0) {
       const started = await server.start()
       if (started.error) {

@@ -64,6 +64,8 @@ class AuthoritativeServer implements DnsServer {
   private port: number
   private error: string | null = null
   private queries = 0
+  /** Answers by RCODE (the low four bits of the header's fourth byte). */
+  private readonly rcodes = new Array<number>(16).fill(0)
   private dropped = 0
   private tcpPaused = 0
   private readonly limiter: ResponseRateLimiter
@@ -86,6 +88,7 @@ class AuthoritativeServer implements DnsServer {
       error: this.error,
       zones: this.index.zones.size,
       queries: this.queries,
+      byRcode: Object.fromEntries(this.rcodes.flatMap((n, code) => (n ? [[RCODE_NAMES[code] ?? String(code), n]] : []))),
       dropped: this.dropped,
       rateLimited: this.limiter.limited,
       tcpPaused: this.tcpPaused,
@@ -178,8 +181,10 @@ class AuthoritativeServer implements DnsServer {
       const out = respond(this.index, msg, tcp, (err) =>
         this.opts.log.error(`dns: answer failed, SERVFAIL sent: ${(err as Error).message}`),
       )
-      if (out) this.queries++
-      else this.dropped++
+      if (out) {
+        this.queries++
+        this.rcodes[(out[3] as number) & 0x0f]++
+      } else this.dropped++
       return out
     } catch (err) {
       this.dropped++
@@ -262,6 +267,8 @@ class AuthoritativeServer implements DnsServer {
     })
   }
 }
+
+const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED']
 
 export function createDnsServer(opts: DnsServerOptions): DnsServer {
   return new AuthoritativeServer(opts)

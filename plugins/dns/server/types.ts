@@ -99,6 +99,8 @@ export interface DnsServerStatus {
   zones: number
   /** queries answered since start (any rcode). */
   queries: number
+  /** answers since start by RCODE name (NOERROR, NXDOMAIN, REFUSED...). */
+  byRcode: Record<string, number>
   /** packets dropped as garbage since start. */
   dropped: number
   /** UDP answers held back (dropped or truncated) by response rate limiting since start. */
