@@ -11,6 +11,9 @@ import type { EventRecord } from './types.js'
 
 type ExportedEvent = EventRecord & { id?: string }
 
+/** Years of observances one VTIMEZONE lists at most. */
+const MAX_VTIMEZONE_YEARS = 40
+
 const PARTSTAT = { accepted: 'ACCEPTED', declined: 'DECLINED', tentative: 'TENTATIVE', pending: 'NEEDS-ACTION' } as const
 
 /**
@@ -33,7 +36,11 @@ export function serializeICalendar(
     const [lo, hi] = years.get(zone) ?? [year, year]
     years.set(zone, [Math.min(lo, year), Math.max(hi, e.recurrence ? year + 10 : year)])
   }
-  for (const [zone, [from, to]] of [...years].sort(([a], [b]) => a.localeCompare(b))) lines.push(...vtimezone(zone, from - 1, to))
+  for (const [zone, [from, to]] of [...years].sort(([a], [b]) => a.localeCompare(b))) {
+    // Observances are scanned day by day: a bounded span, whatever years the events carry (1970-2100, at most 40 years).
+    const last = Math.min(Math.max(to, 1970), 2100)
+    lines.push(...vtimezone(zone, Math.max(from - 1, 1970, last - MAX_VTIMEZONE_YEARS), last))
+  }
   const kept = (e: ExportedEvent | undefined) => (e?.id && properties.get(e.id)) || []
   const uidOf = (e: ExportedEvent) => kept(e).find(([name]) => name === 'UID')?.[2] ?? `${e.id}@hearth`
   const byId = new Map(events.map((e) => [e.id, e]))

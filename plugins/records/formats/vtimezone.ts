@@ -3,10 +3,12 @@ import { toWall } from '../resources/zoned.js'
 /**
  * A VTIMEZONE for an IANA zone (RFC 5545 3.6.5), from the tz database: one
  * STANDARD or DAYLIGHT observance per offset change between two years, found by
- * scanning offsets day by day and narrowing each change to the minute. Clients
+ * scanning offsets a week at a time (zones change at most twice a year, months
+ * apart) and narrowing each change to the minute. Clients
  * that know the IANA name use their own data; the others read these observances.
  */
 const DAY = 86_400_000
+const STEP = 7 * DAY
 const MINUTE = 60_000
 
 const offsetAt = (instant: number, zone: string) => toWall(instant, zone).getTime() - Math.floor(instant / 1000) * 1000
@@ -32,15 +34,30 @@ function changeBetween(lo: number, hi: number, zone: string): number {
   return hi
 }
 
+/** Built observances by zone and span: exports repeat the same few zones. */
+const built = new Map<string, string[]>()
+const MAX_CACHED = 200
+
 export function vtimezone(zone: string, fromYear: number, toYear: number): string[] {
+  const key = `${zone}|${fromYear}|${toYear}`
+  const cached = built.get(key)
+  if (cached) return cached
+  const lines = observances(zone, fromYear, toYear)
+  if (built.size >= MAX_CACHED) built.delete(built.keys().next().value as string)
+  built.set(key, lines)
+  return lines
+}
+
+function observances(zone: string, fromYear: number, toYear: number): string[] {
   const lines = ['BEGIN:VTIMEZONE', `TZID:${zone}`]
   const first = Date.UTC(fromYear, 0, 1)
   const last = Date.UTC(toYear + 1, 0, 1)
   const transitions: Array<{ at: number; from: number; to: number }> = []
-  for (let day = first; day < last; day += DAY) {
-    const from = offsetAt(day, zone)
-    const to = offsetAt(day + DAY, zone)
-    if (from !== to) transitions.push({ at: changeBetween(day, day + DAY, zone), from, to })
+  let before = offsetAt(first, zone)
+  for (let at = first; at < last; at += STEP) {
+    const after = offsetAt(at + STEP, zone)
+    if (after !== before) transitions.push({ at: changeBetween(at, at + STEP, zone), from: before, to: after })
+    before = after
   }
   // The standard offset is the smaller of the year's offsets; a zone without changes has one.
   const standard = Math.min(offsetAt(first, zone), offsetAt(first + 182 * DAY, zone))

@@ -242,3 +242,17 @@ t.test('deeply nested components break their entry instead of the parser', async
     ['after'],
   )
 })
+
+t.test('a VTIMEZONE lists a bounded span of observances, whatever years the events carry', async (t) => {
+  const base = { ...tricky, recurrence: null, timezone: 'Europe/Paris', reminders: [], attendees: [], custom_fields: null }
+  const text = serializeICalendar([
+    { ...base, start_at: '0001-01-01T10:00:00.000Z', recurrence: { freq: 'DAILY' } },
+    { ...base, start_at: '9999-06-01T10:00:00.000Z' },
+  ])
+  const starts = [...text.matchAll(/BEGIN:(?:DAYLIGHT|STANDARD)\r\nDTSTART:(\d{4})/g)].map((m) => Number(m[1]))
+  t.ok(starts.length > 0 && starts.length <= 2 * 41, `${starts.length} observances`)
+  t.ok(
+    starts.every((y) => y >= 1970 && y <= 2100),
+    'within 1970-2100',
+  )
+})
