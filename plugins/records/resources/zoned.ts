@@ -1,4 +1,5 @@
-import { DateTime, IANAZone } from 'luxon'
+import { IANAZone } from 'luxon'
+import { instantOfWall, offsetAt } from './zone-offsets.js'
 
 /**
  * Wall-clock time in an IANA zone, with the tz database (Luxon): the calendar
@@ -18,8 +19,7 @@ export function wall(y: number, m: number, d: number, h = 0, mi = 0, s = 0, ms =
 /** The wall clock in `zone` at an instant. */
 export function toWall(instant: number, zone: string): Date {
   if (zone === 'UTC') return new Date(instant)
-  const t = DateTime.fromMillis(instant, { zone })
-  return wall(t.year, t.month - 1, t.day, t.hour, t.minute, t.second, t.millisecond)
+  return new Date(instant + offsetAt(instant, zone))
 }
 
 /**
@@ -29,18 +29,7 @@ export function toWall(instant: number, zone: string): Date {
  */
 export function fromWall(at: Date, zone: string): number {
   if (zone === 'UTC') return at.getTime()
-  const parts = {
-    year: at.getUTCFullYear(),
-    month: at.getUTCMonth() + 1,
-    day: at.getUTCDate(),
-    hour: at.getUTCHours(),
-    minute: at.getUTCMinutes(),
-    second: at.getUTCSeconds(),
-    millisecond: at.getUTCMilliseconds(),
-  }
-  const t = DateTime.fromObject(parts, { zone })
-  // Luxon keeps the earlier offset for a repeated hour; a skipped hour comes out moved forward.
-  return t.toMillis()
+  return instantOfWall(at.getTime(), zone)
 }
 
 /** Midnight (floating) of the wall-clock day of `at`. */
