@@ -4,7 +4,7 @@ import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
-import { type ConfigSources, collectSources, loadCoreConfig } from './config.js'
+import { type ConfigSources, type CoreConfig, collectSources, loadCoreConfig } from './config.js'
 import { closeDatabase } from './db/sqlite.js'
 import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
@@ -12,6 +12,7 @@ import type { CommandRunner } from './hal/command.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
+import { createPluginServices } from './plugin-services.js'
 import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
@@ -41,11 +42,11 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
 /** The one composition root: used by main.ts and by every test. */
 export async function buildApp(options: BuildOptions = {}): Promise<FastifyInstance> {
   // Validated before anything is written: a bad setting stops the start with no data folder created.
+  const startedAt = Date.now()
   const given = collectSources(options.env ?? process.env)
   loadCoreConfig(withSecretPlaceholders(given))
   const sources = ensureSecrets(given)
   const config = loadCoreConfig(sources)
-  const startedAt = Date.now()
 
   const app = Fastify({
     logger:
@@ -71,6 +72,23 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   }).withTypeProvider<HearthTypeProvider>()
 
   const services = createServices(config, sources, app.log, options)
+  try {
+    return await assemble(app, services, config, sources, options, startedAt)
+  } catch (err) {
+    // A plugin that fails the start must not leave its jobs and the database open behind it.
+    await releaseServices(app, services)
+    throw err
+  }
+}
+
+async function assemble(
+  app: FastifyInstance,
+  services: Services,
+  config: CoreConfig,
+  sources: ConfigSources,
+  options: BuildOptions,
+  startedAt: number,
+): Promise<FastifyInstance> {
   app.decorate('hearth', { ...services, plugins: [] as LoadedPlugin[], version: VERSION })
   app.decorateRequest('auth', null as never)
   app.decorateRequest('userId', '')
@@ -99,6 +117,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const tags = new Map<string, string>()
   await registerOpenApi(app, { version: VERSION, tags })
 
+  const shared = createPluginServices()
   const apiFor = (plugin: HearthPlugin, pluginConfig: unknown): HearthApi => ({
     version: PLUGIN_API_VERSION,
     coreVersion: VERSION,
@@ -119,6 +138,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     auth: { authenticate: services.authenticate },
     metrics: { register: (...args) => services.metrics.register(...args) },
     onClose: (fn) => services.closers.push(fn),
+    services: shared.for(plugin.manifest),
   })
 
   const pipeline = {
@@ -182,19 +202,22 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const thirdParty = discovered.flatMap((f) => (f.plugin ? [f.plugin] : []))
   await loadPlugins(app, thirdParty, 'third-party', loaderDeps, report)
 
-  app.addHook('onClose', async () => {
-    await services.scheduler.stopAll()
-    for (const fn of [...services.closers].reverse()) {
-      try {
-        await fn()
-      } catch (err) {
-        app.log.error({ err }, 'close handler failed')
-      }
-    }
-    await services.hal.close()
-    closeDatabase(services.db)
-  })
+  app.addHook('onClose', () => releaseServices(app, services))
 
   await app.ready()
   return app
+}
+
+/** Stops jobs, runs the plugins' close handlers, closes drivers and the database. */
+async function releaseServices(app: FastifyInstance, services: Services): Promise<void> {
+  await services.scheduler.stopAll()
+  for (const fn of [...services.closers].reverse()) {
+    try {
+      await fn()
+    } catch (err) {
+      app.log.error({ err }, 'close handler failed')
+    }
+  }
+  await services.hal.close()
+  closeDatabase(services.db)
 }

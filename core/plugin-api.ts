@@ -94,6 +94,17 @@ export interface HearthApi<C extends TObject = TObject> {
   metrics: Metrics
   /** Runs `fn` when the daemon closes, after in-flight requests finished. */
   onClose(fn: () => Promise<void> | void): void
+  /**
+   * Services plugins share. `provide` publishes this plugin's service under its own name;
+   * `get` returns another plugin's, which must be among this plugin's `dependencies`
+   * (so it is loaded first). Type it with the providing plugin's exported interface.
+   */
+  services: PluginServices
+}
+
+export interface PluginServices {
+  provide<T>(service: T): void
+  get<T>(plugin: string): T
 }
 
 export type PluginInstance = FastifyInstance<

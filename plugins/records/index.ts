@@ -6,6 +6,7 @@ import { recordRoutes } from './routes/records.js'
 import { eventOccurrences } from './resources/event-occurrences.js'
 import { isZone } from './resources/zoned.js'
 import { createRecordsService } from './service.js'
+import type { RecordsPluginService } from './public.js'
 
 const Config = Type.Object({
   /** Days a soft-deleted record stays in the trash before the purge removes it (decisions.md: 30). */
@@ -45,6 +46,8 @@ export default definePlugin(
       timezone: api.config.timezone,
     })
     const occurrences = eventOccurrences(service, api.db)
+    // Other plugins (DAV, MCP, sync connectors, digest, AI) reach records through this, never the tables.
+    api.services.provide<RecordsPluginService>({ service, occurrences })
     await recordRoutes(app, { service, occurrences })
     await noteArchiveRoutes(app, { service })
     await importExportRoutes(app, { service, occurrences, events: api.events, now: api.now })

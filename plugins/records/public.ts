@@ -1,0 +1,18 @@
+/**
+ * What the records plugin provides to plugins that list `records` in their dependencies:
+ *
+ *   const { service, occurrences } = api.services.get<RecordsPluginService>('records')
+ *
+ * `service` is the same records service the REST routes call (validation, user scoping,
+ * change events); `occurrences` expands, overrides and cancels recurring events.
+ */
+import type { EventOccurrences } from './resources/event-occurrences.js'
+import type { RecordsService } from './service.js'
+
+export interface RecordsPluginService {
+  service: RecordsService
+  occurrences: EventOccurrences
+}
+
+export type { ApiRecord, RecordsService, ResourceName } from './service.js'
+export type { EventOccurrences } from './resources/event-occurrences.js'
