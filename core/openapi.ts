@@ -27,7 +27,7 @@ A record answers \`{ "data": ... }\`; a paged list \`{ "data": [...], "meta": { 
 Every non-public operation takes \`Authorization: Bearer <token>\`, one of three kinds (see the security schemes): a user's access token (JWT) from \`POST /api/v1/auth/login\`, an API key (\`clk_...\`) with a scope, or the system token of the appliance. The system token and system or sync API keys name the user they act for with \`X-Svc-User-Id\` in multi-user mode. Each operation states the API-key scopes, role and tier it needs (also as \`x-hearth-scope\`, \`x-hearth-role\`, \`x-hearth-tier\`).
 
 ## Realtime
-\`GET /api/v1/ws\` upgrades to a WebSocket (not a JSON route, so not listed below). Authenticate with the Authorization header, or \`?token=<token>\` where a browser cannot set headers. The server sends \`{ "type": "<record>.<action>", "id", "data", "at" }\` for each change of the caller's records; a client narrows the stream with \`{ "type": "subscribe", "events": ["note.*"] }\`. Without a WebSocket upgrade the endpoint answers 426 UPGRADE_REQUIRED.
+\`GET /api/v1/ws\` upgrades to a WebSocket (not a JSON route, so not listed below). Authenticate with the Authorization header, or \`?token=<token>\` where a browser cannot set headers. The server sends \`{ "type": "<record>.<action>", "id", "data", "at" }\` for each change of the caller's records; a client narrows the stream by sending \`{ "subscribe": ["note.*", "event.created"] }\` (answered with \`{ "type": "subscribed" }\`). Without a WebSocket upgrade the endpoint answers 426 UPGRADE_REQUIRED.
 
 ## CalDAV and CardDAV
 Not served by this version: the calendar and address book are reached through the JSON operations below and their iCalendar and vCard export and import.`
