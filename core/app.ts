@@ -9,6 +9,7 @@ import { closeDatabase } from './db/sqlite.js'
 import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
+import { loggerOptions } from './logging/index.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
@@ -49,17 +50,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const config = loadCoreConfig(sources)
 
   const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : {
-            level: config.logLevel,
-            redact: ['req.headers.authorization', 'req.headers["x-svc-user-id"]'],
-            serializers: {
-              // ?token= carries credentials for browsers' WebSocket upgrades.
-              req: (req) => ({ method: req.method, url: req.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]'), reqId: req.id }),
-            },
-          },
+    logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {

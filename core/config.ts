@@ -20,6 +20,8 @@ export const CoreConfig = Type.Object({
   encryptionKey: env('HEARTH_ENCRYPTION_KEY', Type.String({ pattern: '^[0-9a-f]{64}$' })),
   tier: env('HEARTH_TIER', Type.Union([Type.Literal('free'), Type.Literal('pro')])),
   logLevel: env('HEARTH_LOG_LEVEL', Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  /** auto: readable lines when stdout is a terminal, JSON otherwise. */
+  logFormat: env('HEARTH_LOG_FORMAT', Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')])),
   pluginsDir: env('HEARTH_PLUGINS_DIR', Type.String()),
   /** Plugins not to load, built-in or third-party (comma-separated names); what needs them is not loaded either. */
   disabledPlugins: env('HEARTH_DISABLED_PLUGINS', Type.Array(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), { maxItems: 100 })),
