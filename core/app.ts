@@ -4,6 +4,7 @@ import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
+import { builtinPlugins } from './builtin-plugins.js'
 import { type ConfigSources, type CoreConfig, collectSources, loadCoreConfig } from './config.js'
 import { closeDatabase } from './db/sqlite.js'
 import { installErrorHandling } from './envelope.js'
@@ -166,12 +167,7 @@ async function assemble(
     ),
   ]
   await loadPlugins(app, core, 'core', loaderDeps, report)
-  const builtins =
-    options.plugins ??
-    (await discoverPlugins(new URL('../plugins/', import.meta.url).pathname)).map((d) => {
-      if (!d.plugin) throw new Error(`built-in plugin ${d.dir} failed: ${d.error}`)
-      return d.plugin
-    })
+  const builtins = options.plugins ?? (await builtinPlugins())
   await loadPlugins(app, builtins, 'builtin', loaderDeps, report)
   // A disabled third-party plugin is not even imported: its module code never runs.
   const discovered = await discoverPlugins(config.pluginsDir, loaderDeps.disabled)
