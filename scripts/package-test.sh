@@ -109,6 +109,12 @@ getent passwd hearth >/dev/null || fail "no hearth user"
 [ "$(stat -c '%U:%G %a' /var/lib/hearth)" = "hearth:hearth 750" ] || fail "/var/lib/hearth is $(stat -c '%U:%G %a' /var/lib/hearth)"
 [ "$(stat -c '%U:%G %a' /etc/hearth/hearth.env)" = "root:hearth 640" ] || fail "/etc/hearth/hearth.env is $(stat -c '%U:%G %a' /etc/hearth/hearth.env)"
 command -v hearth >/dev/null || fail "hearth is not on PATH"
+if command -v systemd-analyze >/dev/null; then
+  # Any complaint about our unit (unknown or misspelt directive, bad value) fails; other units' noise is ignored.
+  if systemd-analyze verify --man=no "$UNIT" 2>&1 | grep 'hearth.service' | tee "$WORK/verify" | grep -q .; then
+    fail "systemd-analyze verify: $(cat "$WORK/verify")"
+  fi
+fi
 
 say "start the installed daemon as the unit does"
 start_daemon
@@ -122,6 +128,9 @@ for set in CapAmb CapEff; do
   [ $((0x$caps & 0x400)) -ne 0 ] || fail "the daemon lacks CAP_NET_BIND_SERVICE in $set ($caps)"
   [ $((0x$caps & ~0x400)) -eq 0 ] || fail "the daemon has more capabilities than CAP_NET_BIND_SERVICE in $set ($caps)"
 done
+# Served from /usr/lib/hearth/node_modules (left out of the bundle) and by bundled code.
+http "http://127.0.0.1:$HTTP_PORT/api/v1/docs/static/swagger-ui.css" >/dev/null || fail "the API docs' assets are not served"
+http "http://127.0.0.1:$HTTP_PORT/metrics" | grep -q '^hearth_http_requests_total' || fail "no /metrics"
 http "http://127.0.0.1:$HTTP_PORT/api/v1/auth/setup" POST '{"email":"owner@example.test","password":"package test password"}' >/dev/null ||
   fail "setup failed"
 [ "$(stat -c '%U %a' /var/lib/hearth/hearth.env)" = "hearth 600" ] || fail "generated secrets are $(stat -c '%U %a' /var/lib/hearth/hearth.env)"
