@@ -22,8 +22,14 @@ const LIB = join(STAGE, 'usr/lib/hearth')
 const INSTALL_ONLY = new Set(['prebuild-install'])
 /** What a runtime copy of better-sqlite3 needs: the compiled addon, its JavaScript and metadata. */
 const keepBetterSqlite = (rel) =>
-  rel === '' || rel === 'package.json' || rel === 'LICENSE' || rel === 'build' || rel === 'build/Release' ||
-  rel === 'build/Release/better_sqlite3.node' || rel === 'lib' || rel.startsWith('lib/')
+  rel === '' ||
+  rel === 'package.json' ||
+  rel === 'LICENSE' ||
+  rel === 'build' ||
+  rel === 'build/Release' ||
+  rel === 'build/Release/better_sqlite3.node' ||
+  rel === 'lib' ||
+  rel.startsWith('lib/')
 
 /** Not needed at run time: type declarations, source maps, markdown. */
 const DOCS_AND_TYPES = /\.(d\.[cm]?ts|map|md)$/i
@@ -57,8 +63,7 @@ function runtimeClosure() {
 function copyModules() {
   for (const path of runtimeClosure()) {
     const from = join(ROOT, path)
-    const filter = (src) =>
-      !DOCS_AND_TYPES.test(src) && (path !== 'node_modules/better-sqlite3' || keepBetterSqlite(relative(from, src)))
+    const filter = (src) => !DOCS_AND_TYPES.test(src) && (path !== 'node_modules/better-sqlite3' || keepBetterSqlite(relative(from, src)))
     cpSync(from, join(LIB, path), { recursive: true, filter, dereference: true })
   }
 }
@@ -120,7 +125,12 @@ export async function buildPackage() {
     Priority: 'optional',
     Description: `${pkg.description}\n Runs as the hearth system user from /usr/lib/hearth with its data in\n /var/lib/hearth; the hearth command administers it.`,
   }
-  writeFileSync(join(control, 'control'), `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n`)
+  writeFileSync(
+    join(control, 'control'),
+    `${Object.entries(fields)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n')}\n`,
+  )
   writeFileSync(join(control, 'conffiles'), '/etc/hearth/hearth.env\n')
   for (const script of ['postinst', 'prerm', 'postrm']) {
     cpSync(join(ROOT, 'packaging/debian', script), join(control, script))

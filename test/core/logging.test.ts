@@ -1,22 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import type { TestContext } from '../helper.js'
 import { formatLine } from '../../core/logging/pretty.js'
 import { redactUrl } from '../../core/logging/redact.js'
+import { freePort } from '../../plugins/dns/test/support.js'
 
 const MAIN = new URL('../../core/main.js', import.meta.url).pathname
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 
 interface Daemon {
   base: string
