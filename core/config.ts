@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { defaults } from '../config/defaults.js'
+import { isSecretSetting, REDACTED } from './logging/redact.js'
 
 /**
  * Configuration: embedded defaults < <data>/hearth.env < environment.
@@ -103,7 +104,9 @@ export function readSlice<T extends TObject>(schema: T, sources: ConfigSources, 
       continue
     }
     const error = Value.Errors(prop, value).First()
-    if (error) problems.push(`${name}=${raw ?? JSON.stringify(value)} is invalid: ${error.message}`)
+    // The problem goes to stderr and so to the journal: a secret's value is not repeated there.
+    const shown = isSecretSetting(name) ? REDACTED : (raw ?? JSON.stringify(value))
+    if (error) problems.push(`${name}=${shown} is invalid: ${error.message}`)
     else out[key] = value
   }
   if (problems.length) throw new ConfigError(problems)

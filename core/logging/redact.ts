@@ -16,6 +16,11 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_PARAM, `$1${REDACTED}`).replace(CREDENTIAL, REDACTED)
 }
 
+/** Settings whose value is a credential (HEARTH_SYSTEM_TOKEN, HEARTH_JWT_SECRET, HEARTH_ENCRYPTION_KEY, a plugin's *_API_KEY...). */
+export function isSecretSetting(name: string): boolean {
+  return /(?:TOKEN|SECRET|KEY|PASSWORD|PASSPHRASE|CREDENTIALS?)(?:_|$)/i.test(name)
+}
+
 /** Header names pino removes from any logged object (request headers are not logged by default; this guards any that are). */
 export const REDACT_PATHS = [
   'req.headers.authorization',

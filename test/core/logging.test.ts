@@ -38,11 +38,14 @@ async function startDaemon(t: TestContext, env: Record<string, string>, onTty = 
   let output = ''
   child.stdout?.on('data', (d) => (output += d))
   child.stderr?.on('data', (d) => (output += d))
+  let exited = false
   const closed = new Promise<void>((r) => child.on('close', () => r()))
+  child.on('exit', () => (exited = true))
   // Under `script` the daemon is script's child in its own session: signal it by its own PID.
   let daemonPid = child.pid as number
-  const kill = (signal: NodeJS.Signals) => {
-    for (const pid of [daemonPid, child.pid as number]) {
+  // `script` relays the daemon's last lines and exits after it: only the teardown signals it too.
+  const kill = (signal: NodeJS.Signals, pids = [daemonPid, child.pid as number]) => {
+    for (const pid of pids) {
       try {
         process.kill(pid, signal)
       } catch {}
@@ -50,7 +53,7 @@ async function startDaemon(t: TestContext, env: Record<string, string>, onTty = 
   }
   t.teardown(() => kill('SIGKILL'))
   const base = `http://127.0.0.1:${port}/api/v1`
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 150 && !exited; i++) {
     const ok = await fetch(`${base}/health`).then(
       (r) => r.ok,
       () => false,
@@ -64,7 +67,7 @@ async function startDaemon(t: TestContext, env: Record<string, string>, onTty = 
     dataDir,
     output: () => output,
     stop: async () => {
-      kill('SIGTERM')
+      kill('SIGTERM', [daemonPid])
       await closed
     },
   }
@@ -154,6 +157,15 @@ t.test('HEARTH_LOG_FORMAT=pretty forces readable lines into a pipe; json forces 
   await pretty.stop()
   t.match(pretty.output(), /^\d\d:\d\d:\d\d\.\d{3} INFO {2}Server listening at/m)
   t.notMatch(pretty.output(), /\u001b\[/, 'no colours off a terminal')
+})
+
+t.test('a bad secret setting stops the start without repeating its value', async (t) => {
+  const secret = 'too-short-but-still-a-secret'
+  const d = await startDaemon(t, { HEARTH_JWT_SECRET: secret, HEARTH_LOG_LEVEL: 'loud' })
+  await d.stop()
+  t.match(d.output(), /hearth: configuration error: HEARTH_JWT_SECRET=\[redacted\] is invalid/)
+  t.match(d.output(), /HEARTH_LOG_LEVEL=loud is invalid/, 'other values are still shown')
+  t.notOk(d.output().includes(secret))
 })
 
 t.test('the scrubber and the formatter on their own', async (t) => {
