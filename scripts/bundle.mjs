@@ -2,7 +2,7 @@
 // sources (no tsc needed), into dist/bundle/:
 //
 //   hearthd.mjs           the daemon (core/main.ts) with every JavaScript dependency inlined
-//   hearth.mjs            the CLI (scripts/hearth.ts), likewise
+//   hearth.mjs            the CLI (package.json's bin, from its TypeScript source), likewise
 //   package.json          name, version (read by the code at run time) and "type": "module"
 //   <src>/migrations/...  every asset the code opens with `new URL('<rel>', import.meta.url)`,
 //                         at the path the rewritten URL names (core/auth/migrations, plugins/dns/migrations, ...)
@@ -66,6 +66,12 @@ function hearthSources(assets) {
   }
 }
 
+/** The CLI's TypeScript source, from package.json's bin (dist/scripts/hearth.js → scripts/hearth.ts). */
+function cliSource(pkg) {
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.hearth
+  return bin.replace(/^(\.\/)?dist\//, '').replace(/\.js$/, '.ts')
+}
+
 const BANNER = [
   "import { createRequire as __hearthRequire } from 'node:module'",
   "import { fileURLToPath as __hearthPath } from 'node:url'",
@@ -78,9 +84,10 @@ export async function bundle() {
   rmSync(OUT, { recursive: true, force: true })
   mkdirSync(OUT, { recursive: true })
   const assets = new Set()
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { hearthd: 'core/main.ts', hearth: 'scripts/hearth.ts' },
+    entryPoints: { hearthd: 'core/main.ts', hearth: cliSource(pkg) },
     outdir: OUT,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -97,7 +104,6 @@ export async function bundle() {
     metafile: true,
     logLevel: 'warning',
   })
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   for (const asset of assets) {
     if (asset === 'package.json') continue
     cpSync(join(ROOT, asset), join(OUT, asset), { recursive: true })
