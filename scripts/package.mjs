@@ -101,7 +101,7 @@ export async function buildPackage() {
   }
   put('usr/bin/hearth', 'packaging/hearth')
   put('lib/systemd/system/hearth.service', 'config/hearth.service')
-  put('etc/hearth/hearth.env', 'packaging/hearth.env')
+  put('etc/hearth/hearth.env', 'packaging/settings.env')
   put('usr/share/doc/hearth/operations.md', 'docs/operations.md')
   put('usr/share/doc/hearth/copyright', 'packaging/copyright')
   normaliseModes(STAGE)
