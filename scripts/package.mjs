@@ -101,6 +101,7 @@ export async function buildPackage() {
   }
   put('usr/bin/hearth', 'packaging/hearth')
   put('lib/systemd/system/hearth.service', 'config/hearth.service')
+  // Named otherwise in the tree: .gitignore keeps every hearth.env out of git.
   put('etc/hearth/hearth.env', 'packaging/settings.env')
   put('usr/share/doc/hearth/operations.md', 'docs/operations.md')
   put('usr/share/doc/hearth/copyright', 'packaging/copyright')
