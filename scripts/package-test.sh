@@ -2,8 +2,8 @@
 # The Debian package end to end, as root on a machine where PID 1 need not be systemd (CI):
 # build it (or take the .deb given as $1), `dpkg -i` it, start the installed daemon the way its unit
 # does (the unit's User, Environment, EnvironmentFile, WorkingDirectory, capabilities and ExecStart,
-# through setpriv) on free ports, read /health, use the installed `hearth` CLI, reinstall over it and
-# check the data survived, remove (data and user kept), purge (user, data and files gone).
+# through setpriv) on free ports, read /health, use the installed `hearth` CLI, install it again and
+# upgrade to a newer version and check the data survived, remove (data and user kept), purge (user, data and files gone).
 # Safe to run twice; a trap stops the daemon and purges the package on any failure. It refuses to
 # touch a hearth installation it did not make (no marker file in /var/lib/hearth).
 set -euo pipefail
@@ -146,11 +146,21 @@ fi
 stop_daemon
 [ "$STATUS" -eq 0 ] || fail "the daemon exited $STATUS on SIGTERM"
 
-say "reinstall over it (the upgrade path): data kept, daemon starts again"
+say "install the same package again, then upgrade to a newer version: data kept, daemon starts again"
 dpkg -i "$DEB" >/dev/null
+echo 'HEARTH_RATE_LIMIT=7000' >>/etc/hearth/hearth.env # a local setting, kept by the upgrade
+# The newer version: the same package repacked with "+test1" appended to its version.
+dpkg-deb -R "$DEB" "$WORK/next"
+sed -i 's/^Version: .*/&+test1/' "$WORK/next/DEBIAN/control"
+dpkg-deb --root-owner-group -Zxz -z1 --build "$WORK/next" "$WORK/next.deb" >/dev/null
+dpkg -i "$WORK/next.deb" >/dev/null
+dpkg-query -W -f='${Version}' hearth | grep -q '+test1$' || fail "the upgrade did not install"
+[ "$(stat -c '%U:%G %a' /var/lib/hearth)" = "hearth:hearth 750" ] || fail "the upgrade changed /var/lib/hearth"
+grep -q '^HEARTH_RATE_LIMIT=7000$' /etc/hearth/hearth.env || fail "the upgrade lost the local settings"
+[ "$(stat -c '%U:%G %a' /etc/hearth/hearth.env)" = "root:hearth 640" ] || fail "the upgrade changed /etc/hearth/hearth.env's mode"
 start_daemon
 wait_health
-hearth users list | grep -q owner@example.test || fail "the owner is gone after a reinstall"
+hearth users list | grep -q owner@example.test || fail "the owner is gone after the upgrade"
 stop_daemon
 
 say "remove: settings, data and user stay"
