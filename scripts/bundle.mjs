@@ -3,7 +3,11 @@
 //
 //   hearthd.mjs           the daemon (core/main.ts) with every JavaScript dependency inlined
 //   hearth.mjs            the CLI (package.json's bin, from its TypeScript source), likewise
-//   package.json          name, version (read by the code at run time) and "type": "module"
+//   plugin-api.mjs        core/plugin-api.ts, what a third-party plugin imports as `hearth/plugin-api`
+//   chunk-<hash>.mjs      code the three share (esbuild's splitting): one module instance of the plugin
+//                         API (HttpError, definePlugin...) for the daemon and the plugins it loads
+//   package.json          name, version (read by the code at run time), "type": "module" and the
+//                         `./plugin-api` export
 //   <src>/migrations/...  every asset the code opens with `new URL('<rel>', import.meta.url)`,
 //                         at the path the rewritten URL names (core/auth/migrations, plugins/dns/migrations, ...)
 //   externals.json        the packages left out of the bundle (native or reading their own files):
@@ -87,9 +91,13 @@ export async function bundle() {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { hearthd: 'core/main.ts', hearth: cliSource(pkg) },
+    entryPoints: { hearthd: 'core/main.ts', hearth: cliSource(pkg), 'plugin-api': 'core/plugin-api.ts' },
     outdir: OUT,
     outExtension: { '.js': '.mjs' },
+    // Shared code in chunks beside the entries (not in a subfolder: the rewritten asset URLs are relative to
+    // the bundle's root): the daemon and a third-party plugin importing hearth/plugin-api get one instance.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -110,7 +118,7 @@ export async function bundle() {
   }
   writeFileSync(
     join(OUT, 'package.json'),
-    `${JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'module' }, null, 2)}\n`,
+    `${JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'module', exports: { './plugin-api': './plugin-api.mjs' } }, null, 2)}\n`,
   )
   writeFileSync(join(OUT, 'externals.json'), `${JSON.stringify(EXTERNALS, null, 2)}\n`)
   return { out: OUT, assets: [...assets].sort(), outputs: result.metafile.outputs }

@@ -64,7 +64,8 @@ fi
 say "$DEB: $(du -k "$DEB" | cut -f1) KiB"
 
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
-http() { node -e "fetch(process.argv[1],{method:process.argv[2]||'GET',headers:{'content-type':'application/json'},body:process.argv[3]}).then(async r=>{process.stdout.write(await r.text());process.exit(r.ok?0:1)},()=>process.exit(2))" "$@"; }
+# http URL [METHOD [BODY]]: prints the body; exit 0 on 2xx, 1 on another status (TOKEN: a bearer token).
+http() { node -e "fetch(process.argv[1],{method:process.argv[2]||'GET',headers:{'content-type':'application/json',...(process.env.TOKEN?{authorization:'Bearer '+process.env.TOKEN}:{})},body:process.argv[3]}).then(async r=>{process.stdout.write(await r.text());process.exit(r.ok?0:1)},()=>process.exit(2))" "$@"; }
 
 # Starts ExecStart as the unit would, in the background; sets PID and START_MS.
 start_daemon() {
@@ -131,8 +132,9 @@ done
 # Served from /usr/lib/hearth/node_modules (left out of the bundle) and by bundled code.
 http "http://127.0.0.1:$HTTP_PORT/api/v1/docs/static/swagger-ui.css" >/dev/null || fail "the API docs' assets are not served"
 http "http://127.0.0.1:$HTTP_PORT/metrics" | grep -q '^hearth_http_requests_total' || fail "no /metrics"
-http "http://127.0.0.1:$HTTP_PORT/api/v1/auth/setup" POST '{"email":"owner@example.test","password":"package test password"}' >/dev/null ||
-  fail "setup failed"
+TOKEN=$(http "http://127.0.0.1:$HTTP_PORT/api/v1/auth/setup" POST '{"email":"owner@example.test","password":"package test password"}' |
+  node -p "JSON.parse(require('fs').readFileSync(0,'utf8')).data.accessToken") || fail "setup failed"
+export TOKEN
 [ "$(stat -c '%U %a' /var/lib/hearth/hearth.env)" = "hearth 600" ] || fail "generated secrets are $(stat -c '%U %a' /var/lib/hearth/hearth.env)"
 [ "$(stat -c '%U' /var/lib/hearth/hearth.db)" = hearth ] || fail "the database is not the hearth user's"
 head -n 1 "$WORK/daemon.log" | node -e "JSON.parse(require('fs').readFileSync(0,'utf8'))" || fail "the log is not JSON lines off a terminal"
@@ -145,6 +147,21 @@ if hearth --help 2>&1 | grep -qw doctor; then
 fi
 stop_daemon
 [ "$STATUS" -eq 0 ] || fail "the daemon exited $STATUS on SIGTERM"
+
+say "a third-party plugin (examples/hearth-plugin-template) dropped into /var/lib/hearth/plugins"
+plugin=/var/lib/hearth/plugins/bookmarks
+cp -r examples/hearth-plugin-template "$plugin"
+# Transpiled only (its import of hearth/plugin-api stays): it must resolve to the installed daemon's module.
+node_modules/.bin/esbuild "$plugin/src/index.ts" --format=esm --platform=node --outfile="$plugin/index.js" --log-level=warning
+chown -R hearth:hearth "$plugin"
+start_daemon
+wait_health
+http "http://127.0.0.1:$HTTP_PORT/api/v1/bookmarks" POST '{"url":"https://example.org","title":"Example"}' >/dev/null ||
+  fail "the plugin's route did not answer 201"
+answer=$(http "http://127.0.0.1:$HTTP_PORT/api/v1/bookmarks" POST '{"url":"https://example.org","title":"Again"}') &&
+  fail "a duplicate bookmark was accepted"
+case "$answer" in *'"code":"BOOKMARK_EXISTS"'*) ;; *) fail "the plugin's HttpError did not reach the envelope: $answer" ;; esac
+stop_daemon
 
 say "install the same package again, then upgrade to a newer version: data kept, daemon starts again"
 dpkg -i "$DEB" >/dev/null
