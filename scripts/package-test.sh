@@ -122,7 +122,7 @@ start_daemon
 wait_health
 say "/health answered $HEALTH_MS ms after the start: $HEALTH"
 case "$HEALTH" in *'"status":"ok"'* | *'"status":"degraded"'*) ;; *) fail "unexpected /health: $HEALTH" ;; esac
-[ "$(ps -o user= -p "$PID")" = hearth ] || fail "the daemon runs as $(ps -o user= -p "$PID")"
+[ "$(stat -c %U "/proc/$PID")" = hearth ] || fail "the daemon runs as $(stat -c %U "/proc/$PID")"
 # CAP_NET_BIND_SERVICE is capability 10: bit 0x400 of the ambient and effective sets.
 for set in CapAmb CapEff; do
   caps=$(sed -n "s/^$set:[[:space:]]*//p" "/proc/$PID/status")
