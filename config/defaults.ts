@@ -10,6 +10,7 @@ export const defaults: Record<string, string> = {
   HEARTH_DNS_HOST: '0.0.0.0',
   HEARTH_TIER: 'free',
   HEARTH_LOG_LEVEL: 'info',
+  HEARTH_LOG_FORMAT: 'auto',
   HEARTH_PLUGINS_DIR: '',
   HEARTH_DISABLED_PLUGINS: '',
   HEARTH_BODY_LIMIT: String(1024 * 1024),

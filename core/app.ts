@@ -4,11 +4,13 @@ import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
+import { builtinPlugins } from './builtin-plugins.js'
 import { type ConfigSources, type CoreConfig, collectSources, loadCoreConfig } from './config.js'
 import { closeDatabase } from './db/sqlite.js'
 import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
+import { loggerOptions } from './logging/index.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
@@ -49,17 +51,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const config = loadCoreConfig(sources)
 
   const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : {
-            level: config.logLevel,
-            redact: ['req.headers.authorization', 'req.headers["x-svc-user-id"]'],
-            serializers: {
-              // ?token= carries credentials for browsers' WebSocket upgrades.
-              req: (req) => ({ method: req.method, url: req.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]'), reqId: req.id }),
-            },
-          },
+    logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -175,12 +167,7 @@ async function assemble(
     ),
   ]
   await loadPlugins(app, core, 'core', loaderDeps, report)
-  const builtins =
-    options.plugins ??
-    (await discoverPlugins(new URL('../plugins/', import.meta.url).pathname)).map((d) => {
-      if (!d.plugin) throw new Error(`built-in plugin ${d.dir} failed: ${d.error}`)
-      return d.plugin
-    })
+  const builtins = options.plugins ?? (await builtinPlugins())
   await loadPlugins(app, builtins, 'builtin', loaderDeps, report)
   // A disabled third-party plugin is not even imported: its module code never runs.
   const discovered = await discoverPlugins(config.pluginsDir, loaderDeps.disabled)

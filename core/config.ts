@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { defaults } from '../config/defaults.js'
+import { isSecretSetting, REDACTED } from './logging/redact.js'
 
 /**
  * Configuration: embedded defaults < <data>/hearth.env < environment.
@@ -20,6 +21,8 @@ export const CoreConfig = Type.Object({
   encryptionKey: env('HEARTH_ENCRYPTION_KEY', Type.String({ pattern: '^[0-9a-f]{64}$' })),
   tier: env('HEARTH_TIER', Type.Union([Type.Literal('free'), Type.Literal('pro')])),
   logLevel: env('HEARTH_LOG_LEVEL', Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  /** auto: readable lines when stdout is a terminal, JSON otherwise. */
+  logFormat: env('HEARTH_LOG_FORMAT', Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')])),
   pluginsDir: env('HEARTH_PLUGINS_DIR', Type.String()),
   /** Plugins not to load, built-in or third-party (comma-separated names); what needs them is not loaded either. */
   disabledPlugins: env('HEARTH_DISABLED_PLUGINS', Type.Array(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), { maxItems: 100 })),
@@ -101,7 +104,9 @@ export function readSlice<T extends TObject>(schema: T, sources: ConfigSources, 
       continue
     }
     const error = Value.Errors(prop, value).First()
-    if (error) problems.push(`${name}=${raw ?? JSON.stringify(value)} is invalid: ${error.message}`)
+    // The problem goes to stderr and so to the journal: a secret's value is not repeated there.
+    const shown = isSecretSetting(name) ? REDACTED : (raw ?? JSON.stringify(value))
+    if (error) problems.push(`${name}=${shown} is invalid: ${error.message}`)
     else out[key] = value
   }
   if (problems.length) throw new ConfigError(problems)
