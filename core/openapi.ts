@@ -105,6 +105,12 @@ const UserHeader = {
   },
 }
 
+function withUserHeader(declared: unknown): object {
+  if (!declared || typeof declared !== 'object') return UserHeader
+  const schema = declared as { properties?: object }
+  return { ...schema, properties: { ...UserHeader.properties, ...schema.properties } }
+}
+
 export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -129,7 +135,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         ...given,
         response: { ...(given.response as object), ...errorResponses(routeErrors(config, given)) },
       }
-      if (config.auth !== false && config.userContext !== false && !given.headers) documented.headers = UserHeader
+      // A route's own headers (If-Match) are documented beside the user header, not instead of it.
+      if (config.auth !== false && config.userContext !== false) documented.headers = withUserHeader(given.headers)
       if (config.upload) {
         documented.consumes = ['multipart/form-data']
         documented.body = {
