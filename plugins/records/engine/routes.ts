@@ -35,7 +35,7 @@ export const ifMatchOf = (request: { headers: Record<string, unknown> }): { ifMa
 export function withEtag<T extends TSchema>(schema: T): T {
   return {
     ...schema,
-    headers: { ETag: { type: 'string', description: 'The record\'s entity tag, the same as its `etag` field: send it back in If-Match' } },
+    headers: { ETag: { type: 'string', description: "The record's entity tag, the same as its `etag` field: send it back in If-Match" } },
   }
 }
 
@@ -195,7 +195,10 @@ export function resourceRoutes(
       const one = occurrenceOf(request.query)
       const condition = ifMatchOf(request)
       if (one && occurrences) return tagged(reply, occurrences.remove(request.userId, request.params.id, one.start, one.scope, condition))
-      return tagged(reply, service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent, ...condition }))
+      return tagged(
+        reply,
+        service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent, ...condition }),
+      )
     },
   )
 

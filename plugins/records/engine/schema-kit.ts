@@ -29,7 +29,8 @@ export const managedFields = {
   deleted_at: Nullable(Timestamp),
   etag: Type.String({
     pattern: '^"[0-9]+"$',
-    description: 'Entity tag of this version of the record (strong, quoted); every write changes it. Send it in If-Match to write only if nobody changed the record since.',
+    description:
+      'Entity tag of this version of the record (strong, quoted); every write changes it. Send it in If-Match to write only if nobody changed the record since.',
   }),
 }
 

@@ -17,7 +17,9 @@ export async function noteArchiveRoutes(app: PluginInstance, { service }: { serv
   app.post('/notes/:id/archive', { schema: { ...schema, summary: 'Archive a note' }, config }, async (request, reply) =>
     tagged(reply, service.setArchived(request.userId, request.params.id, true, ifMatchOf(request))),
   )
-  app.post('/notes/:id/unarchive', { schema: { ...schema, summary: 'Bring a note back from the archive' }, config }, async (request, reply) =>
-    tagged(reply, service.setArchived(request.userId, request.params.id, false, ifMatchOf(request))),
+  app.post(
+    '/notes/:id/unarchive',
+    { schema: { ...schema, summary: 'Bring a note back from the archive' }, config },
+    async (request, reply) => tagged(reply, service.setArchived(request.userId, request.params.id, false, ifMatchOf(request))),
   )
 }
