@@ -49,7 +49,7 @@ export function createHub(opts: HubOptions) {
 
   const unsubscribe = opts.events.on('*', (event: HearthEvent) => {
     // Journaled whether or not anyone listens now: the client that comes back later replays it.
-    const text = opts.journal ? opts.journal.append(event.userId, event.type, (n) => message(event, n)).message : message(event, ++seq)
+    const text = opts.journal ? opts.journal.append(event.userId, event.type, (n) => message(event, n)) : message(event, ++seq)
     let bytes = -1
     for (const client of clients) {
       if (!client.wants(event)) continue

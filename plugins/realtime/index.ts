@@ -36,7 +36,11 @@ export default definePlugin(
     // Age is trimmed every few minutes (size also as events come in).
     const trimTimer = setInterval(() => journal.trim(), 5 * 60_000)
     trimTimer.unref()
-    app.addHook('onClose', async () => clearInterval(trimTimer))
+    // Before the database closes: the queued rows are written and the stop is marked clean.
+    api.onClose(() => {
+      clearInterval(trimTimer)
+      journal.close()
+    })
     const hub = createHub({ events: api.events, log: api.log, ...hubConfig, journal, reauthenticate: api.auth.authenticate })
     api.errors.define('UPGRADE_REQUIRED', 426, 'This endpoint speaks WebSocket only')
     const foreign = reapForeignUpgrades(app.server, `${app.prefix}/ws`)

@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import t from 'tap'
 import { addUser, apiKey, auth, build, owner, type TestApp, type TestContext } from '../../../test/helper.js'
+import { MAX_PENDING } from '../journal.js'
 import { type Message, refusedStatus, TestClient } from './ws-client.js'
 
 /**
@@ -101,6 +104,32 @@ t.test('resume across a daemon restart on the same data folder', async (t) => {
   )
   t.ok((got[1]?.seq as number) > (got[0]?.seq as number), 'seq keeps increasing after the restart')
   back.close()
+})
+
+t.test('after an unclean stop (a crash) old cursors resync and no seq is handed out twice', async (t) => {
+  const first = await listening(t)
+  const o = await owner(first.app)
+  const client = await TestClient.open(first.url, auth(o.token))
+  const a = await createNote(first.app, o.token, 'before the crash')
+  const seen = (await client.next((m) => m.id === a.id)) as Event
+  client.close()
+  await first.app.close()
+  // What a crash leaves: the stop was never marked clean (queued rows may be lost).
+  const db = new Database(join(first.app.dataDir, 'hearth.db'))
+  db.prepare('UPDATE realtime_journal_state SET clean = 0').run()
+  db.close()
+
+  const second = await listening(t, { dataDir: first.app.dataDir })
+  const back = await TestClient.open(`${second.url}?since=${seen.seq}`, auth(o.token))
+  t.equal(back.messages[0]?.type, 'resync_required', 'events after the cursor may be lost: resync')
+  const after = await createNote(second.app, o.token, 'after the crash')
+  const fresh = (await back.next((m) => m.id === after.id)) as Event
+  t.ok(fresh.seq > seen.seq + MAX_PENDING, 'the seq jumps past whatever may have been handed out unwritten')
+  const resumed = await TestClient.open(`${second.url}?since=${back.of('resync_required')[0]?.data.seq}`, auth(o.token))
+  await resumed.next((m) => m.id === after.id)
+  t.equal(resumed.messages[0]?.type, 'ready', 'the cursor resync_required gave resumes')
+  back.close()
+  resumed.close()
 })
 
 t.test('a cursor the journal no longer covers gets resync_required first, then live events', async (t) => {
