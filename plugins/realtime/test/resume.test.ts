@@ -81,45 +81,51 @@ t.test('resume after a disconnect: the missed events in order, then live ones; n
   again.close()
 })
 
-t.test('resume across a daemon restart on the same data folder', async (t) => {
+/** A daemon that sent one event to a client, wrote `afterwards` notes with nobody listening, then stopped. */
+async function stoppedAfterOneEvent(t: TestContext, afterwards: string[]) {
   const first = await listening(t)
   const o = await owner(first.app)
   const client = await TestClient.open(first.url, auth(o.token))
-  const a = await createNote(first.app, o.token, 'before the restart')
+  const a = await createNote(first.app, o.token, 'seen')
   const seen = (await client.next((m) => m.id === a.id)) as Event
-  const missed = await createNote(first.app, o.token, 'missed while it restarts')
   client.close()
+  const missed = []
+  for (const content of afterwards) missed.push(await createNote(first.app, o.token, content))
   await first.app.close()
+  return { dataDir: first.app.dataDir, o, seen, missed }
+}
 
-  const second = await listening(t, { dataDir: first.app.dataDir })
+t.test('resume across a daemon restart on the same data folder', async (t) => {
+  const {
+    dataDir,
+    o,
+    seen,
+    missed: [missed],
+  } = await stoppedAfterOneEvent(t, ['missed while it restarts'])
+
+  const second = await listening(t, { dataDir })
   const back = await TestClient.open(`${second.url}?since=${seen.seq}`, auth(o.token))
-  await back.next((m) => m.id === missed.id)
+  await back.next((m) => m.id === missed?.id)
   const after = await createNote(second.app, o.token, 'after the restart')
   await back.next((m) => m.id === after.id)
   // Start-up events of the new daemon (system-wide, for owners) come between: only notes are compared.
   const got = events(back).filter((m) => m.type.startsWith('note.'))
   t.same(
     got.map((m) => m.id),
-    [missed.id, after.id],
+    [missed?.id, after.id],
   )
   t.ok((got[1]?.seq as number) > (got[0]?.seq as number), 'seq keeps increasing after the restart')
   back.close()
 })
 
 t.test('after an unclean stop (a crash) old cursors resync and no seq is handed out twice', async (t) => {
-  const first = await listening(t)
-  const o = await owner(first.app)
-  const client = await TestClient.open(first.url, auth(o.token))
-  const a = await createNote(first.app, o.token, 'before the crash')
-  const seen = (await client.next((m) => m.id === a.id)) as Event
-  client.close()
-  await first.app.close()
+  const { dataDir, o, seen } = await stoppedAfterOneEvent(t, [])
   // What a crash leaves: the stop was never marked clean (queued rows may be lost).
-  const db = new Database(join(first.app.dataDir, 'hearth.db'))
+  const db = new Database(join(dataDir, 'hearth.db'))
   db.prepare('UPDATE realtime_journal_state SET clean = 0').run()
   db.close()
 
-  const second = await listening(t, { dataDir: first.app.dataDir })
+  const second = await listening(t, { dataDir })
   const back = await TestClient.open(`${second.url}?since=${seen.seq}`, auth(o.token))
   t.equal(back.messages[0]?.type, 'resync_required', 'events after the cursor may be lost: resync')
   const after = await createNote(second.app, o.token, 'after the crash')

@@ -7,6 +7,7 @@ import { bench } from './records-app.js'
  * `ETag` header on single-record answers), every write changes it, and If-Match on PATCH,
  * PATCH /custom, archive/unarchive, DELETE and restore answers 412 PRECONDITION_FAILED when stale.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers of several shapes
 type Answer = { status: number; etag: string | undefined; body: any }
 
 async function etagBench(t: Parameters<typeof bench>[0], env?: Record<string, string>) {
