@@ -236,6 +236,26 @@ t.test('a sync key replays record events only (the scope rule of live delivery)'
   sync.close()
 })
 
+t.test('a replay larger than the overflow limit is paced, not dropped; live events wait behind it', async (t) => {
+  const { app, url } = await listening(t, { env: { HEARTH_WS_MAX_BUFFER_BYTES: '4096' } })
+  const o = await owner(app)
+  const probe = await TestClient.open(url, auth(o.token))
+  const cursor = probe.of('ready')[0]?.data.seq as number
+  probe.close()
+  const big = 'x'.repeat(3000)
+  const written = []
+  for (let n = 0; n < 40; n++) written.push((await createNote(app, o.token, `${n} ${big}`)).id)
+  const client = await TestClient.open(`${url}?since=${cursor}&subscribe=note.*`, auth(o.token))
+  const live = await createNote(app, o.token, 'live during the replay')
+  await client.next((m) => m.id === live.id, 10_000)
+  t.same(
+    events(client).map((m) => m.id),
+    [...written, live.id],
+    'all 40 (120 KB through a 4 KB limit), in order, then the live one',
+  )
+  client.close()
+})
+
 t.test('a bad since or subscribe is refused with 400 before the upgrade', async (t) => {
   const { app, url } = await listening(t)
   const o = await owner(app)
