@@ -25,6 +25,13 @@ const createNote = async (app: TestApp, token: string, content: string) => {
   return res.json().data as { id: string; etag: string }
 }
 
+/** The seq a fresh connection's `ready` announces: where a client that loaded everything would start. */
+async function cursorNow(url: string, token: string): Promise<number> {
+  const probe = await TestClient.open(url, auth(token))
+  probe.close()
+  return probe.of('ready')[0]?.data.seq as number
+}
+
 type Event = Message & { seq: number }
 const events = (c: TestClient) => c.messages.filter((m): m is Event => m.seq !== undefined)
 
@@ -166,9 +173,7 @@ t.test('replay applies the subscribe filter and never carries another user’s e
   const { app, url } = await listening(t)
   const o = await owner(app)
   const other = await addUser(app, o.token)
-  const probe = await TestClient.open(url, auth(o.token))
-  const cursor = probe.of('ready')[0]?.data.seq as number
-  probe.close()
+  const cursor = await cursorNow(url, o.token)
 
   await createNote(app, o.token, 'owner note')
   const contact = await app.inject({ method: 'POST', url: '/api/v1/contacts', headers: auth(o.token), payload: { first_name: 'Ada' } })
@@ -215,9 +220,7 @@ t.test('a sync key replays record events only (the scope rule of live delivery)'
   const { app, url } = await listening(t)
   const o = await owner(app)
   const key = await apiKey(app, o.token, { scope: 'sync' })
-  const probe = await TestClient.open(url, auth(o.token))
-  const cursor = probe.of('ready')[0]?.data.seq as number
-  probe.close()
+  const cursor = await cursorNow(url, o.token)
   const zone = await app.inject({
     method: 'POST',
     url: '/api/v1/dns/zones',
@@ -239,9 +242,7 @@ t.test('a sync key replays record events only (the scope rule of live delivery)'
 t.test('a replay larger than the overflow limit is paced, not dropped; live events wait behind it', async (t) => {
   const { app, url } = await listening(t, { env: { HEARTH_WS_MAX_BUFFER_BYTES: '4096' } })
   const o = await owner(app)
-  const probe = await TestClient.open(url, auth(o.token))
-  const cursor = probe.of('ready')[0]?.data.seq as number
-  probe.close()
+  const cursor = await cursorNow(url, o.token)
   const big = 'x'.repeat(3000)
   const written = []
   for (let n = 0; n < 40; n++) written.push((await createNote(app, o.token, `${n} ${big}`)).id)
