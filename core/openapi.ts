@@ -27,7 +27,10 @@ A record answers \`{ "data": ... }\`; a paged list \`{ "data": [...], "meta": { 
 Every non-public operation takes \`Authorization: Bearer <token>\`, one of three kinds (see the security schemes): a user's access token (JWT) from \`POST /api/v1/auth/login\`, an API key (\`clk_...\`) with a scope, or the system token of the appliance. The system token and system or sync API keys name the user they act for with \`X-Svc-User-Id\` in multi-user mode. Each operation states the API-key scopes, role and tier it needs (also as \`x-hearth-scope\`, \`x-hearth-role\`, \`x-hearth-tier\`).
 
 ## Realtime
-\`GET /api/v1/ws\` upgrades to a WebSocket (not a JSON route, so not listed below). Authenticate with the Authorization header, or \`?token=<token>\` where a browser cannot set headers. The server sends \`{ "type": "<record>.<action>", "id", "data", "at" }\` for each change of the caller's records; a client narrows the stream by sending \`{ "subscribe": ["note.*", "event.created"] }\` (answered with \`{ "type": "subscribed" }\`). Without a WebSocket upgrade the endpoint answers 426 UPGRADE_REQUIRED.
+\`GET /api/v1/ws\` upgrades to a WebSocket (not a JSON route, so not listed below). Authenticate with the Authorization header, or \`?token=<token>\` where a browser cannot set headers. The server sends \`{ "type": "<record>.<action>", "id", "at", "seq", "data" }\` for each change of the caller's records; a client narrows the stream with \`{ "subscribe": ["note.*"] }\` (or \`?subscribe=note.*,event.*\` at connect). \`seq\` increases per instance: reconnect with \`?since=<seq>\` to get the events missed meanwhile first (from a bounded journal), or \`{ "type": "resync_required" }\` as the first message when the journal no longer reaches back that far. Without a WebSocket upgrade the endpoint answers 426 UPGRADE_REQUIRED.
+
+## Optimistic concurrency
+Every note, contact and event carries \`etag\` (single answers also send the \`ETag\` header); every write changes it. Send it back in \`If-Match\` on PATCH, PATCH /custom, archive/unarchive, DELETE and restore: a record changed since answers 412 PRECONDITION_FAILED.
 
 ## CalDAV and CardDAV
 Not served by this version: the calendar and address book are reached through the JSON operations below and their iCalendar and vCard export and import.`
@@ -105,6 +108,12 @@ const UserHeader = {
   },
 }
 
+function withUserHeader(declared: unknown): object {
+  if (!declared || typeof declared !== 'object') return UserHeader
+  const schema = declared as { properties?: object }
+  return { ...schema, properties: { ...UserHeader.properties, ...schema.properties } }
+}
+
 export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -129,7 +138,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         ...given,
         response: { ...(given.response as object), ...errorResponses(routeErrors(config, given)) },
       }
-      if (config.auth !== false && config.userContext !== false && !given.headers) documented.headers = UserHeader
+      // A route's own headers (If-Match) are documented beside the user header, not instead of it.
+      if (config.auth !== false && config.userContext !== false) documented.headers = withUserHeader(given.headers)
       if (config.upload) {
         documented.consumes = ['multipart/form-data']
         documented.body = {

@@ -17,8 +17,10 @@ export type DropReason = 'buffer overflow' | 'heartbeat timeout'
  * bounded and a writer never waits for a reader.
  */
 export class RealtimeClient {
-  private patterns: string[] = ['*']
   private alive = true
+  /** While a replay runs, live messages wait here (in order, bytes counted against the same limit). */
+  private held: Array<{ text: string; bytes: number }> | null = null
+  private heldBytes = 0
 
   constructor(
     readonly socket: WebSocket,
@@ -26,6 +28,8 @@ export class RealtimeClient {
     public auth: Pick<AuthContext, 'userId' | 'role' | 'scope'>,
     private readonly maxBufferBytes: number,
     private readonly drop: (client: RealtimeClient, reason: DropReason) => void,
+    /** The event patterns it receives: '*' until it subscribes (or `?subscribe=` at connect). */
+    private patterns: string[] = ['*'],
   ) {
     socket.on('pong', () => {
       this.alive = true
@@ -37,7 +41,7 @@ export class RealtimeClient {
    * Own events only; system-wide events (no userId, e.g. driver swaps) go to admins and owners; a
    * key sees what its scope reads over REST (decisions.md: sync keys reach records only).
    */
-  wants(event: HearthEvent): boolean {
+  wants(event: Pick<HearthEvent, 'type' | 'userId'>): boolean {
     const mine = event.userId === null ? this.auth.role === 'owner' || this.auth.role === 'admin' : event.userId === this.auth.userId
     if (!mine || (this.auth.scope === 'sync' && !RECORD_EVENT.test(event.type))) return false
     return this.patterns.some((p) => matches(p, event.type))
@@ -45,6 +49,12 @@ export class RealtimeClient {
 
   send(text: string, bytes: number): void {
     if (this.socket.readyState !== this.socket.OPEN) return
+    if (this.held) {
+      this.heldBytes += bytes
+      if (this.heldBytes > this.maxBufferBytes) this.drop(this, 'buffer overflow')
+      else this.held.push({ text, bytes })
+      return
+    }
     if (this.socket.bufferedAmount + bytes > this.maxBufferBytes) {
       this.drop(this, 'buffer overflow')
       return
@@ -52,7 +62,27 @@ export class RealtimeClient {
     this.socket.send(text)
   }
 
-  control(type: 'ready' | 'subscribed' | 'error', data: unknown): void {
+  /**
+   * Sends journal messages the client missed, paced by the socket's backlog (a long replay
+   * never trips the overflow limit), then what arrived live meanwhile, in order.
+   */
+  async replay(messages: string[]): Promise<void> {
+    this.held = []
+    const low = this.maxBufferBytes / 2
+    for (const text of messages) {
+      while (this.socket.readyState === this.socket.OPEN && this.socket.bufferedAmount > low) {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      if (this.socket.readyState !== this.socket.OPEN) return
+      this.socket.send(text)
+    }
+    const live = this.held
+    this.held = null
+    this.heldBytes = 0
+    for (const { text, bytes } of live) this.send(text, bytes)
+  }
+
+  control(type: 'ready' | 'subscribed' | 'error' | 'resync_required', data: unknown): void {
     const text = JSON.stringify({ type, id: null, at: new Date().toISOString(), data })
     this.send(text, Buffer.byteLength(text))
   }

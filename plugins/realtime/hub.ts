@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws'
 import type { AuthContext, EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { type DropReason, RealtimeClient } from './client.js'
+import type { Journal } from './journal.js'
 
 /** The credentials a client connected with, re-checked every ping interval. */
 export interface Credentials {
@@ -15,6 +16,14 @@ export interface HubOptions {
   pingIntervalMs: number
   /** Resolves credentials to their user, throwing when they no longer hold (expired, revoked, user disabled). */
   reauthenticate?: (credentials: Credentials) => Promise<Pick<AuthContext, 'userId' | 'role' | 'scope'>>
+  /** Where every event message is kept, with its seq, for `?since=` (none: seq counts in memory, no resume). */
+  journal?: Journal
+}
+
+/** How a client connects: its event patterns, and the seq it resumes after (none: live events only). */
+export interface AttachOptions {
+  subscribe?: string[]
+  since?: number
 }
 
 /** Close code for a connection whose token stopped being valid: reconnect with a fresh token. */
@@ -22,11 +31,15 @@ export const AUTH_EXPIRED = 4401
 
 /**
  * Fans the event bus out to WebSocket clients. Every event is serialized
- * once and handed to each interested client's non-blocking send, inside the
- * bus's synchronous dispatch: the writer that emitted it never waits.
+ * once with its seq, appended to the journal and handed to each interested
+ * client's non-blocking send, inside the bus's synchronous dispatch: the
+ * writer that emitted it never waits.
  */
 export function createHub(opts: HubOptions) {
   const clients = new Set<RealtimeClient>()
+  let seq = 0
+  const message = (event: HearthEvent, n: number) =>
+    JSON.stringify({ type: event.type, id: event.id ?? null, at: event.at, seq: n, data: event.data })
 
   const drop = (client: RealtimeClient, reason: DropReason) => {
     if (!clients.delete(client)) return
@@ -35,14 +48,12 @@ export function createHub(opts: HubOptions) {
   }
 
   const unsubscribe = opts.events.on('*', (event: HearthEvent) => {
-    let text: string | undefined
-    let bytes = 0
+    // Journaled whether or not anyone listens now: the client that comes back later replays it.
+    const text = opts.journal ? opts.journal.append(event.userId, event.type, (n) => message(event, n)) : message(event, ++seq)
+    let bytes = -1
     for (const client of clients) {
       if (!client.wants(event)) continue
-      if (text === undefined) {
-        text = JSON.stringify({ type: event.type, id: event.id ?? null, at: event.at, data: event.data })
-        bytes = Buffer.byteLength(text)
-      }
+      if (bytes < 0) bytes = Buffer.byteLength(text)
       client.send(text, bytes)
     }
   })
@@ -60,6 +71,10 @@ export function createHub(opts: HubOptions) {
     opts.log.info({ userId: client.auth.userId }, 'realtime client closed: authentication no longer valid')
     client.socket.close(AUTH_EXPIRED, 'authentication expired')
   }
+
+  /** Without a journal nothing can be replayed: any cursor but the current one needs a resync. */
+  const resume = (since: number, userId: string | null) =>
+    opts.journal ? opts.journal.replay(since, userId) : { resync: since !== seq, last: seq, entries: [] }
 
   const credentials = new WeakMap<RealtimeClient, Credentials>()
   // A role change, a disabled user or a revoked key takes effect at once, not at the next ping.
@@ -80,12 +95,35 @@ export function createHub(opts: HubOptions) {
   heartbeat.unref()
 
   return {
-    attach(socket: WebSocket, auth: Pick<AuthContext, 'userId' | 'role' | 'scope'>, given: Credentials = {}): RealtimeClient {
-      const client = new RealtimeClient(socket, { userId: auth.userId, role: auth.role, scope: auth.scope }, opts.maxBufferBytes, drop)
+    /**
+     * Adds a connection. With `since`, the journal's events after it (the user's own, through the
+     * client's filter and scope, exactly as live delivery would) are replayed first, then live ones;
+     * the cut between both is taken in this synchronous call, so nothing is lost or sent twice.
+     * A cursor the journal cannot serve gets `resync_required` as the very first message.
+     */
+    attach(
+      socket: WebSocket,
+      auth: Pick<AuthContext, 'userId' | 'role' | 'scope'>,
+      given: Credentials = {},
+      options: AttachOptions = {},
+    ): RealtimeClient {
+      const subscribe = options.subscribe ?? ['*']
+      const client = new RealtimeClient(
+        socket,
+        { userId: auth.userId, role: auth.role, scope: auth.scope },
+        opts.maxBufferBytes,
+        drop,
+        subscribe,
+      )
       clients.add(client)
       credentials.set(client, { authorization: given.authorization, 'x-svc-user-id': given['x-svc-user-id'] })
       socket.on('close', () => clients.delete(client))
-      client.control('ready', { user_id: auth.userId, subscribe: ['*'] })
+      const last = opts.journal?.last() ?? seq
+      const replay = options.since === undefined ? null : resume(options.since, auth.userId)
+      if (replay?.resync) client.control('resync_required', { since: options.since, seq: replay.last })
+      const missed = replay && !replay.resync ? replay.entries.filter((e) => client.wants(e)).map((e) => e.message) : []
+      client.control('ready', { user_id: auth.userId, subscribe, seq: last, replay: missed.length })
+      if (missed.length) void client.replay(missed)
       return client
     },
 

@@ -35,3 +35,26 @@ export function parseClientMessage(text: string | null): { subscribe: string[] }
   if (bad >= 0) return fail(`subscribe/${bad}`, 'pattern', 'patterns look like "note.created", "note.*" or "*"')
   return { subscribe: [...new Set(subscribe as string[])] }
 }
+
+/** The connect-time query of `/ws`: `since` (a seq) and `subscribe` (comma-separated patterns), checked before the upgrade. */
+export function parseConnectQuery(query: Record<string, unknown>): { since?: number; subscribe?: string[] } | { error: ClientError } {
+  const fail = (field: string, constraint: string, message: string) => ({
+    error: { code: 'VALIDATION_ERROR' as const, message, details: { field, constraint } },
+  })
+  const out: { since?: number; subscribe?: string[] } = {}
+  const since = query.since
+  if (since !== undefined) {
+    if (typeof since !== 'string' || !/^(0|[1-9][0-9]{0,14})$/.test(since))
+      return fail('since', 'type', 'since is the seq of the last event received: a non-negative integer')
+    out.since = Number(since)
+  }
+  const subscribe = query.subscribe
+  if (subscribe !== undefined) {
+    if (typeof subscribe !== 'string') return fail('subscribe', 'type', 'subscribe is one comma-separated list of event patterns')
+    const patterns = subscribe === '' ? [] : subscribe.split(',')
+    if (patterns.length > MAX_PATTERNS) return fail('subscribe', 'maxItems', `at most ${MAX_PATTERNS} patterns`)
+    if (patterns.some((p) => !PATTERN.test(p))) return fail('subscribe', 'pattern', 'patterns look like "note.created", "note.*" or "*"')
+    out.subscribe = [...new Set(patterns)]
+  }
+  return out
+}

@@ -13,12 +13,16 @@
  *   get(userId, resource, id, { includeDeleted })      → record or 404
  *   list(userId, resource, query)                      → { items, total } (API list semantics)
  *   listAll(userId, resource, { includeDeleted })      → every record (export), oldest first
- *   update(userId, resource, id, patch)                → record       (emits <x>.updated)
- *   mergeCustom(userId, resource, id, fields)          → record       (emits <x>.updated)
- *   setArchived(userId, noteId, archived)              → note         (emits note.updated on change)
- *   remove(userId, resource, id, { permanent })        → record | {id} (emits <x>.deleted)
- *   restore(userId, resource, id)                      → record       (emits <x>.restored)
+ *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
+ *   mergeCustom(userId, resource, id, fields, { ifMatch }) → record    (emits <x>.updated)
+ *   setArchived(userId, noteId, archived, { ifMatch }) → note         (emits note.updated on change)
+ *   remove(userId, resource, id, { permanent, ifMatch }) → record | {id} (emits <x>.deleted)
+ *   restore(userId, resource, id, { ifMatch })         → record       (emits <x>.restored)
  *   purgeTrash(retentionDays)                          → records purged (emits <x>.deleted {id})
+ *
+ * Every record carries `etag` ("<version>"); every write raises the version. `ifMatch` is an
+ * If-Match header value (`*` or a list of tags): when it does not hold for the stored record the
+ * write throws 412 PRECONDITION_FAILED, compared inside the write statement itself.
  *
  * Inside the plugin the service is passed to route modules; outside (bench)
  * build one with createRecordsService({ db, events, now, validator }).
@@ -29,6 +33,7 @@ import type Database from 'better-sqlite3'
 import { type EventBus, HttpError } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
+import { ifMatchHolds, preconditionFailed, versionOf } from './engine/etag.js'
 import { propertyStore, type StoredProperty } from './engine/properties.js'
 import { QueryCache } from './engine/query-cache.js'
 import type { Page } from './engine/list.js'
@@ -38,6 +43,11 @@ import { resources } from './resources/index.js'
 
 export type ResourceName = keyof typeof resources
 export type { ApiRecord, Page }
+
+/** A conditional write: an If-Match header value (`*`, or one or more quoted tags). */
+export interface WriteOptions {
+  ifMatch?: string
+}
 
 export interface ImportResult {
   created: ApiRecord[]
@@ -60,11 +70,11 @@ export interface RecordsService {
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
   list(userId: string, resource: ResourceName, query: Partial<ListQuery>): Page
   listAll(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean }): ApiRecord[]
-  update(userId: string, resource: ResourceName, id: string, patch: unknown): ApiRecord
-  mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown): ApiRecord
-  setArchived(userId: string, id: string, archived: boolean): ApiRecord
-  remove(userId: string, resource: ResourceName, id: string, opts?: { permanent?: boolean }): ApiRecord | { id: string }
-  restore(userId: string, resource: ResourceName, id: string): ApiRecord
+  update(userId: string, resource: ResourceName, id: string, patch: unknown, opts?: WriteOptions): ApiRecord
+  mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown, opts?: WriteOptions): ApiRecord
+  setArchived(userId: string, id: string, archived: boolean, opts?: WriteOptions): ApiRecord
+  remove(userId: string, resource: ResourceName, id: string, opts?: { permanent?: boolean } & WriteOptions): ApiRecord | { id: string }
+  restore(userId: string, resource: ResourceName, id: string, opts?: WriteOptions): ApiRecord
   purgeTrash(retentionDays: number): number
 }
 
@@ -108,6 +118,23 @@ export function createRecordsService({ db, events, now, validator, listCache = t
     return record
   }
 
+  /**
+   * The version a conditional write may replace: null (any) without If-Match, the record's own
+   * when If-Match holds for it; 412 otherwise. The write statement then compares against it.
+   */
+  const expected = (current: ApiRecord, ifMatch: string | undefined): number | null => {
+    if (ifMatch === undefined) return null
+    const version = versionOf(current.etag) as number
+    if (!ifMatchHolds(ifMatch, version)) throw preconditionFailed(current.etag as string)
+    return version
+  }
+
+  /** After a write statement wrote nothing although the record was there: it changed meanwhile. */
+  const changedMeanwhile = (e: Engine, userId: string, id: string) => {
+    const now = e.store.get(userId, id)
+    return now ? preconditionFailed(now.etag as string) : notFound(e)
+  }
+
   const dedupeTags = (record: Record<string, unknown>) => {
     if (Array.isArray(record.tags)) record.tags = [...new Set(record.tags)]
   }
@@ -126,7 +153,7 @@ export function createRecordsService({ db, events, now, validator, listCache = t
     record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
     record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
     record.deleted_at = null
-    return e.store.canonical(record)
+    return e.store.canonical(record, 1)
   }
 
   const service: RecordsService = {
@@ -199,10 +226,11 @@ export function createRecordsService({ db, events, now, validator, listCache = t
       return engine(resource).store.all(userId, Boolean(opts.includeDeleted))
     },
 
-    update(userId, resource, id, patch) {
+    update(userId, resource, id, patch, opts = {}) {
       const e = engine(resource)
       e.checkPatch(patch)
       const current = active(e, userId, id)
+      const version = expected(current, opts.ifMatch)
       const change = patch as Record<string, unknown>
       if (Object.keys(change).length === 0) return current
       const next: ApiRecord = { ...current, ...change }
@@ -215,7 +243,7 @@ export function createRecordsService({ db, events, now, validator, listCache = t
       dedupeTags(next)
       e.def.complete(next, new Set(Object.keys(change)), current, context)
       next.updated_at = iso()
-      return write(e, userId, next)
+      return write(e, userId, next, version)
     },
 
     setExtras(userId, resource, id, fields) {
@@ -225,45 +253,59 @@ export function createRecordsService({ db, events, now, validator, listCache = t
       return write(e, userId, { ...current, ...fields, updated_at: iso() })
     },
 
-    mergeCustom(userId, resource, id, fields) {
+    mergeCustom(userId, resource, id, fields, opts = {}) {
       const e = engine(resource)
       e.checkCustom(fields)
       const current = active(e, userId, id)
-      return write(e, userId, {
+      const version = expected(current, opts.ifMatch)
+      const next = {
         ...current,
         custom_fields: mergeCustomFields(current.custom_fields as CustomFields, fields as CustomFields),
         updated_at: iso(),
-      })
+      }
+      return write(e, userId, next, version)
     },
 
-    setArchived(userId, id, archived) {
+    setArchived(userId, id, archived, opts = {}) {
       const e = engine('notes')
       const current = active(e, userId, id)
+      const version = expected(current, opts.ifMatch)
       if (current.archived === archived) return current
-      return write(e, userId, { ...current, archived, updated_at: iso() })
+      return write(e, userId, { ...current, archived, updated_at: iso() }, version)
     },
 
     remove(userId, resource, id, opts = {}) {
       const e = engine(resource)
       if (opts.permanent) {
-        if (!e.store.remove(userId, id)) throw notFound(e)
+        // Conditional: the record (in the trash or not) must be there to compare with.
+        let version: number | null = null
+        if (opts.ifMatch !== undefined) {
+          const current = e.store.get(userId, id)
+          if (!current) throw notFound(e)
+          version = expected(current, opts.ifMatch)
+        }
+        if (!e.store.remove(userId, id, version)) throw version === null ? notFound(e) : changedMeanwhile(e, userId, id)
         emit(e, 'deleted', userId, id, { id })
         return { id }
       }
       const current = active(e, userId, id)
-      const deleted = { ...current, deleted_at: iso() }
-      e.store.setDeleted(userId, id, deleted.deleted_at)
+      const deletedAt = iso()
+      const next = e.store.setDeleted(userId, id, deletedAt, expected(current, opts.ifMatch))
+      if (next === null) throw changedMeanwhile(e, userId, id)
+      const deleted = e.store.canonical({ ...current, deleted_at: deletedAt }, next)
       emit(e, 'deleted', userId, id, deleted)
       return deleted
     },
 
-    restore(userId, resource, id) {
+    restore(userId, resource, id, opts = {}) {
       const e = engine(resource)
       const current = e.store.get(userId, id)
       if (!current) throw notFound(e)
+      const version = expected(current, opts.ifMatch)
       if (!current.deleted_at) return current
-      const restored = { ...current, deleted_at: null }
-      e.store.setDeleted(userId, id, null)
+      const next = e.store.setDeleted(userId, id, null, version)
+      if (next === null) throw changedMeanwhile(e, userId, id)
+      const restored = e.store.canonical({ ...current, deleted_at: null }, next)
       emit(e, 'restored', userId, id, restored)
       return restored
     },
@@ -280,9 +322,11 @@ export function createRecordsService({ db, events, now, validator, listCache = t
     },
   }
 
-  function write(e: Engine, userId: string, changed: ApiRecord): ApiRecord {
-    const record = e.store.canonical(changed)
-    e.store.update(userId, record)
+  /** Writes a changed record (at version `version` when a condition holds it); the record as stored. */
+  function write(e: Engine, userId: string, changed: ApiRecord, version: number | null = null): ApiRecord {
+    const next = e.store.update(userId, changed, version)
+    if (next === null) throw changedMeanwhile(e, userId, changed.id)
+    const record = e.store.canonical(changed, next)
     emit(e, 'updated', userId, record.id, record)
     return record
   }

@@ -4,6 +4,8 @@ export interface Message {
   type: string
   id: string | null
   at: string
+  /** Event messages only: their place in the instance's journal. */
+  seq?: number
   data: any
 }
 

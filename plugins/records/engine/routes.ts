@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
 import { IdParams, Limit, ListOf, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import type { RecordsService, ResourceName } from '../service.js'
 import type { EventOccurrences, OccurrenceScope } from '../resources/event-occurrences.js'
@@ -9,8 +10,41 @@ import type { ListQuery, ResourceDefinition } from './types.js'
 /**
  * The routes every resource gets, generated from its definition: create,
  * list, get, patch, custom-field merge, delete (soft or permanent), restore.
- * Each is its schema plus a call into the service.
+ * Each is its schema plus a call into the service. Single-record answers send
+ * the record's ETag; writes honour If-Match (412 PRECONDITION_FAILED when stale).
  */
+
+/** The If-Match request header of conditional writes (RFC 9110 §13.1.1). */
+export const ConditionalHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      description:
+        'Write only if the record is still at this ETag (as last read: `"7"`), or one of a comma-separated list; `*` matches any existing record. A stale tag answers 412 PRECONDITION_FAILED.',
+    }),
+  ),
+})
+
+/** The If-Match header a request sent, as the service takes it. */
+export const ifMatchOf = (request: { headers: Record<string, unknown> }): { ifMatch?: string } => {
+  const value = request.headers['if-match']
+  return typeof value === 'string' ? { ifMatch: value } : {}
+}
+
+/** A single-record answer's schema with its ETag header documented (the OpenAPI generator reads `headers`). */
+export function withEtag<T extends TSchema>(schema: T): T {
+  return {
+    ...schema,
+    headers: { ETag: { type: 'string', description: "The record's entity tag, the same as its `etag` field: send it back in If-Match" } },
+  }
+}
+
+/** Sends the record's ETag header (a record carries `etag`; a permanent delete's `{ id }` has none). */
+export function tagged<T extends object>(reply: FastifyReply, record: T): T {
+  const etag = (record as { etag?: unknown }).etag
+  if (typeof etag === 'string') void reply.header('etag', etag)
+  return record
+}
 
 /** Every list parameter of a resource: the common ones plus its own filters. */
 export function listQuerySchema(def: ResourceDefinition) {
@@ -65,10 +99,10 @@ export function resourceRoutes(
 
   app.post(
     base,
-    { schema: { tags, summary: `Create ${a(one)}`, body: def.schemas.create, response: { 201: Single(Record) } } },
+    { schema: { tags, summary: `Create ${a(one)}`, body: def.schemas.create, response: { 201: withEtag(Single(Record)) } } },
     async (request, reply) => {
       reply.code(201)
-      return service.create(request.userId, resource, request.body, { source: request.svcSource })
+      return tagged(reply, service.create(request.userId, resource, request.body, { source: request.svcSource }))
     },
   )
 
@@ -94,10 +128,11 @@ export function resourceRoutes(
         summary: `Get ${a(one)}`,
         params: IdParams,
         querystring: Type.Object({ include_deleted: Type.Boolean({ default: false }) }),
-        response: { 200: Single(Record) },
+        response: { 200: withEtag(Single(Record)) },
       },
     },
-    async (request) => service.get(request.userId, resource, request.params.id, { includeDeleted: request.query.include_deleted }),
+    async (request, reply) =>
+      tagged(reply, service.get(request.userId, resource, request.params.id, { includeDeleted: request.query.include_deleted })),
   )
 
   app.patch(
@@ -108,16 +143,19 @@ export function resourceRoutes(
         summary: `Update ${a(one)}`,
         description: 'Only the fields sent change; `custom_fields` sent here replaces the whole object (see the custom route to merge).',
         params: IdParams,
+        headers: ConditionalHeaders,
         ...(occurrences ? { querystring: OccurrenceQuery } : {}),
         body: def.schemas.patch,
-        response: { 200: Single(Record) },
+        response: { 200: withEtag(Single(Record)) },
       },
-      ...(occurrences ? { config: { errors: ['UNPROCESSABLE'] } } : {}),
+      config: { errors: occurrences ? ['PRECONDITION_FAILED', 'UNPROCESSABLE'] : ['PRECONDITION_FAILED'] },
     },
-    async (request) => {
+    async (request, reply) => {
       const one = occurrenceOf(request.query)
-      if (one && occurrences) return occurrences.update(request.userId, request.params.id, one.start, one.scope, request.body)
-      return service.update(request.userId, resource, request.params.id, request.body)
+      const condition = ifMatchOf(request)
+      if (one && occurrences)
+        return tagged(reply, occurrences.update(request.userId, request.params.id, one.start, one.scope, request.body, condition))
+      return tagged(reply, service.update(request.userId, resource, request.params.id, request.body, condition))
     },
   )
 
@@ -129,11 +167,14 @@ export function resourceRoutes(
         summary: `Merge custom fields into ${a(one)}`,
         description: 'Keys sent are set; a key sent as null is removed; other keys stay.',
         params: IdParams,
+        headers: ConditionalHeaders,
         body: CustomFields,
-        response: { 200: Single(Record) },
+        response: { 200: withEtag(Single(Record)) },
       },
+      config: { errors: ['PRECONDITION_FAILED'] },
     },
-    async (request) => service.mergeCustom(request.userId, resource, request.params.id, request.body),
+    async (request, reply) =>
+      tagged(reply, service.mergeCustom(request.userId, resource, request.params.id, request.body, ifMatchOf(request))),
   )
 
   app.delete(
@@ -144,21 +185,35 @@ export function resourceRoutes(
         summary: `Delete ${a(one)}`,
         description: `A soft delete by default: the ${one} is kept with \`deleted_at\` set and can be restored. \`permanent=true\` erases it and answers its id only.`,
         params: IdParams,
+        headers: ConditionalHeaders,
         querystring: Type.Object({ permanent: Type.Boolean({ default: false }), ...(occurrences ? OccurrenceQuery.properties : {}) }),
-        response: { 200: Single(Type.Union([Record, Type.Object({ id: Uuid })])) },
+        response: { 200: withEtag(Single(Type.Union([Record, Type.Object({ id: Uuid })]))) },
       },
-      ...(occurrences ? { config: { errors: ['UNPROCESSABLE'] } } : {}),
+      config: { errors: occurrences ? ['PRECONDITION_FAILED', 'UNPROCESSABLE'] : ['PRECONDITION_FAILED'] },
     },
-    async (request) => {
+    async (request, reply) => {
       const one = occurrenceOf(request.query)
-      if (one && occurrences) return occurrences.remove(request.userId, request.params.id, one.start, one.scope)
-      return service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent })
+      const condition = ifMatchOf(request)
+      if (one && occurrences) return tagged(reply, occurrences.remove(request.userId, request.params.id, one.start, one.scope, condition))
+      return tagged(
+        reply,
+        service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent, ...condition }),
+      )
     },
   )
 
   app.post(
     `${base}/:id/restore`,
-    { schema: { tags, summary: `Restore a deleted ${one}`, params: IdParams, response: { 200: Single(Record) } } },
-    async (request) => service.restore(request.userId, resource, request.params.id),
+    {
+      schema: {
+        tags,
+        summary: `Restore a deleted ${one}`,
+        params: IdParams,
+        headers: ConditionalHeaders,
+        response: { 200: withEtag(Single(Record)) },
+      },
+      config: { errors: ['PRECONDITION_FAILED'] },
+    },
+    async (request, reply) => tagged(reply, service.restore(request.userId, resource, request.params.id, ifMatchOf(request))),
   )
 }

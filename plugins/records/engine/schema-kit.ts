@@ -27,6 +27,11 @@ export const managedFields = {
   created_at: Timestamp,
   updated_at: Timestamp,
   deleted_at: Nullable(Timestamp),
+  etag: Type.String({
+    pattern: '^"[0-9]+"$',
+    description:
+      'Entity tag of this version of the record (strong, quoted); every write changes it. Send it in If-Match to write only if nobody changed the record since.',
+  }),
 }
 
 /** Response schema of a full record: id, the resource's fields, then the managed fields. */

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
+import { ifMatchHolds, preconditionFailed, versionOf } from '../engine/etag.js'
 import type { StoredProperty } from '../engine/properties.js'
-import type { ApiRecord, ImportResult, RecordsService } from '../service.js'
+import type { ApiRecord, ImportResult, RecordsService, WriteOptions } from '../service.js'
 import { occurrences, type Recurrence } from './recurrence.js'
 
 /**
@@ -14,6 +15,8 @@ import { occurrences, type Recurrence } from './recurrence.js'
  *   DELETE ?scope=following the series ends before it (from its first start: the whole series)
  *
  * `occurrence_start` names the occurrence by its start in the series (an ISO instant).
+ * `ifMatch` is compared with the series' ETag; the whole change then runs in one immediate
+ * transaction, so no other write lands between the comparison and the last write.
  */
 export type OccurrenceScope = 'this' | 'following'
 
@@ -44,8 +47,15 @@ export interface EventOccurrences {
    * Failures carry the entry's index in `entries`.
    */
   importAll(userId: string, entries: ImportEntry[], opts: { source?: string | null; emit?: boolean }): ImportResult
-  update(userId: string, seriesId: string, occurrenceStart: string, scope: OccurrenceScope, patch: Record<string, unknown>): ApiRecord
-  remove(userId: string, seriesId: string, occurrenceStart: string, scope: OccurrenceScope): ApiRecord
+  update(
+    userId: string,
+    seriesId: string,
+    occurrenceStart: string,
+    scope: OccurrenceScope,
+    patch: Record<string, unknown>,
+    opts?: WriteOptions,
+  ): ApiRecord
+  remove(userId: string, seriesId: string, occurrenceStart: string, scope: OccurrenceScope, opts?: WriteOptions): ApiRecord
 }
 
 export function eventOccurrences(service: RecordsService, db: Database.Database): EventOccurrences {
@@ -56,8 +66,9 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
   const zoneOf = (series: ApiRecord) => (series.all_day ? 'UTC' : String(series.timezone ?? 'UTC'))
 
   /** The series and the occurrence, checked: it is one of the series' starts (or an override already replaces it). */
-  const locate = (userId: string, seriesId: string, occurrenceStart: string) => {
+  const locate = (userId: string, seriesId: string, occurrenceStart: string, ifMatch: string | undefined) => {
     const series = service.get(userId, 'events', seriesId)
+    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, versionOf(series.etag) as number)) throw preconditionFailed(series.etag as string)
     const rule = series.recurrence as Recurrence | null
     if (!rule) throw new HttpError('UNPROCESSABLE', 'scope applies to a recurring event (this one does not repeat)', { field: 'scope' })
     const at = Date.parse(occurrenceStart)
@@ -180,37 +191,58 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
       return { created: [...first.created, ...second.created], failed: failed.sort((a, b) => a.index - b.index) }
     },
 
-    update(userId, seriesId, occurrenceStart, scope, patch) {
-      const { series, rule, at, start, override } = locate(userId, seriesId, occurrenceStart)
-      if (scope === 'this') {
-        if (override) return service.update(userId, 'events', override.id, patch)
-        const marker = { recurrence_id: series.id, occurrence_start: new Date(at).toISOString() }
-        return createOverride(userId, { ...copy(series, at, patch), recurrence: null, ...marker })
-      }
-      if (at === start) return service.update(userId, 'events', seriesId, patch)
-      const zone = zoneOf(series)
-      const next = service.create(userId, 'events', { ...copy(series, at, { recurrence: startAt(rule, start, at, zone), ...patch }) })
-      service.update(userId, 'events', seriesId, { recurrence: endBefore(rule, at) })
-      // Overrides of the moved part follow it.
-      for (const o of overridesOf.all(userId, seriesId)) {
-        if (Date.parse(o.occurrence_start) >= at) service.setExtras(userId, 'events', o.id, { recurrence_id: next.id })
-      }
-      return next
+    update(userId, seriesId, occurrenceStart, scope, patch, opts = {}) {
+      return db.transaction(() => updateOccurrence(userId, seriesId, occurrenceStart, scope, patch, opts)).immediate()
     },
 
-    remove(userId, seriesId, occurrenceStart, scope) {
-      const { rule, at, start, override } = locate(userId, seriesId, occurrenceStart)
-      if (scope === 'this') {
-        if (override) service.remove(userId, 'events', override.id, { permanent: true })
-        const exdates = [...new Set([...(rule.exdates ?? []), new Date(at).toISOString()])]
-        return service.update(userId, 'events', seriesId, { recurrence: { ...rule, exdates } })
-      }
-      if (at === start) return service.remove(userId, 'events', seriesId) as ApiRecord
-      for (const o of overridesOf.all(userId, seriesId)) {
-        if (Date.parse(o.occurrence_start) >= at) service.remove(userId, 'events', o.id, { permanent: true })
-      }
-      return service.update(userId, 'events', seriesId, { recurrence: endBefore(rule, at) })
+    remove(userId, seriesId, occurrenceStart, scope, opts = {}) {
+      return db.transaction(() => removeOccurrence(userId, seriesId, occurrenceStart, scope, opts)).immediate()
     },
+  }
+
+  function updateOccurrence(
+    userId: string,
+    seriesId: string,
+    occurrenceStart: string,
+    scope: OccurrenceScope,
+    patch: Record<string, unknown>,
+    opts: WriteOptions,
+  ): ApiRecord {
+    const { series, rule, at, start, override } = locate(userId, seriesId, occurrenceStart, opts.ifMatch)
+    if (scope === 'this') {
+      if (override) return service.update(userId, 'events', override.id, patch)
+      const marker = { recurrence_id: series.id, occurrence_start: new Date(at).toISOString() }
+      return createOverride(userId, { ...copy(series, at, patch), recurrence: null, ...marker })
+    }
+    if (at === start) return service.update(userId, 'events', seriesId, patch)
+    const zone = zoneOf(series)
+    const next = service.create(userId, 'events', { ...copy(series, at, { recurrence: startAt(rule, start, at, zone), ...patch }) })
+    service.update(userId, 'events', seriesId, { recurrence: endBefore(rule, at) })
+    // Overrides of the moved part follow it.
+    for (const o of overridesOf.all(userId, seriesId)) {
+      if (Date.parse(o.occurrence_start) >= at) service.setExtras(userId, 'events', o.id, { recurrence_id: next.id })
+    }
+    return next
+  }
+
+  function removeOccurrence(
+    userId: string,
+    seriesId: string,
+    occurrenceStart: string,
+    scope: OccurrenceScope,
+    opts: WriteOptions,
+  ): ApiRecord {
+    const { rule, at, start, override } = locate(userId, seriesId, occurrenceStart, opts.ifMatch)
+    if (scope === 'this') {
+      if (override) service.remove(userId, 'events', override.id, { permanent: true })
+      const exdates = [...new Set([...(rule.exdates ?? []), new Date(at).toISOString()])]
+      return service.update(userId, 'events', seriesId, { recurrence: { ...rule, exdates } })
+    }
+    if (at === start) return service.remove(userId, 'events', seriesId) as ApiRecord
+    for (const o of overridesOf.all(userId, seriesId)) {
+      if (Date.parse(o.occurrence_start) >= at) service.remove(userId, 'events', o.id, { permanent: true })
+    }
+    return service.update(userId, 'events', seriesId, { recurrence: endBefore(rule, at) })
   }
 }
 

@@ -9,6 +9,7 @@ const managed = {
   created_at: '2026-11-24T09:30:00.000Z',
   updated_at: '2026-11-24T09:30:00.000Z',
   deleted_at: null,
+  etag: '"1"',
 }
 
 export const examples = {

@@ -29,6 +29,7 @@ t.test('POST /contacts fills defaults, derives display_name and item labels', as
     created_at: new Date(clock.ms).toISOString(),
     updated_at: new Date(clock.ms).toISOString(),
     deleted_at: null,
+    etag: '"1"',
   })
   const onlyLast = await call('POST', '/contacts', { last_name: 'Curie' })
   t.equal(onlyLast.body.data.display_name, 'Curie')

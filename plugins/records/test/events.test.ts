@@ -30,6 +30,7 @@ t.test('POST /events: defaults, end_at one hour after start unless all-day, time
     created_at: new Date(clock.ms).toISOString(),
     updated_at: new Date(clock.ms).toISOString(),
     deleted_at: null,
+    etag: '"1"',
   })
   const allDay = await call('POST', '/events', { title: 'Holiday', start_at: '2026-12-24T00:00:00+01:00', all_day: true })
   t.equal(allDay.body.data.end_at, null, 'all-day without end_at keeps it null')

@@ -24,6 +24,7 @@ t.test('POST /notes fills every default, derives the title and emits note.create
       created_at: new Date(clock.ms).toISOString(),
       updated_at: new Date(clock.ms).toISOString(),
       deleted_at: null,
+      etag: '"1"',
     },
   )
   t.same(recordEventsOf(events), [['note.created', note.id]])

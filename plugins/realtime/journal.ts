@@ -1,0 +1,144 @@
+import type Database from 'better-sqlite3'
+
+/**
+ * The bounded, persisted journal of event messages behind `?since=<seq>`.
+ *
+ * `append` runs inside the event bus's synchronous dispatch, so it only assigns the seq
+ * (in memory, one above the last) and queues the row; the queue is written in one
+ * transaction on the next turn of the event loop (or at once past MAX_PENDING rows), so a
+ * record write pays for no second commit. A replay writes the queue first. Trimming (by
+ * count and by age) runs every `size/10` appends and on the plugin's timer, and records the
+ * highest seq it removed: a cursor below that may have missed events.
+ *
+ * A crash can lose the queue (at most MAX_PENDING events, already delivered live). A start
+ * after an unclean stop therefore moves the seq MAX_PENDING past the last one written and
+ * treats every older cursor as trimmed: clients resync rather than silently miss events.
+ */
+export const MAX_PENDING = 256
+
+export interface JournalOptions {
+  /** Events kept at most (the newest). */
+  size: number
+  /** Events older than this are dropped. */
+  maxAgeMs: number
+  now: () => number
+}
+
+export interface JournalEntry {
+  seq: number
+  userId: string | null
+  type: string
+  message: string
+}
+
+export type Replay = { resync: true; last: number } | { resync: false; last: number; entries: JournalEntry[] }
+
+interface State {
+  trimmed_through: number
+  last_seq: number
+  clean: number
+}
+
+export function createJournal(db: Database.Database, opts: JournalOptions) {
+  const insert = db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message) VALUES (?, ?, ?, ?, ?)')
+  const after = db.prepare<[number, number, string | null], { seq: number; user_id: string | null; type: string; message: string }>(
+    'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? AND (user_id = ? OR user_id IS NULL) ORDER BY seq',
+  )
+  const cutBySize = db.prepare<[number], { seq: number }>('SELECT seq FROM realtime_journal ORDER BY seq DESC LIMIT 1 OFFSET ?')
+  const cutByAge = db.prepare<[number], { seq: number | null }>('SELECT max(seq) AS seq FROM realtime_journal WHERE at_ms < ?')
+  const remove = db.prepare('DELETE FROM realtime_journal WHERE seq <= ?')
+  const saveState = db.prepare('UPDATE realtime_journal_state SET trimmed_through = ?, last_seq = ?, clean = ? WHERE id = 1')
+
+  const state = db.prepare('SELECT trimmed_through, last_seq, clean FROM realtime_journal_state WHERE id = 1').get() as State
+  const newest = (db.prepare('SELECT max(seq) AS seq FROM realtime_journal').get() as { seq: number | null }).seq ?? 0
+  let last = Math.max(newest, state.last_seq, state.trimmed_through)
+  let trimmedThrough = state.trimmed_through
+  if (!state.clean) {
+    // Seqs up to MAX_PENDING past the last written row may have been handed out and lost.
+    last += MAX_PENDING
+    trimmedThrough = last
+  }
+  saveState.run(trimmedThrough, last, 0)
+
+  let pending: Array<[number, string | null, string, number, string]> = []
+  let scheduled = false
+  let closed = false
+  let sinceTrim = 0
+  const trimEvery = Math.max(64, Math.ceil(opts.size / 10))
+
+  const write = db.transaction((rows: typeof pending) => {
+    for (const row of rows) insert.run(...row)
+  })
+
+  /** Writes the queued rows (one transaction), then trims when enough arrived. */
+  const flush = () => {
+    scheduled = false
+    if (pending.length === 0) return
+    const rows = pending
+    pending = []
+    write(rows)
+    sinceTrim += rows.length
+    if (sinceTrim >= trimEvery) trim()
+  }
+
+  /** Drops what is past the size or the age; returns how many went. */
+  const trim = (): number =>
+    db.transaction(() => {
+      sinceTrim = 0
+      const bySize = cutBySize.get(opts.size)?.seq ?? 0
+      const byAge = cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
+      const cut = Math.max(bySize, byAge)
+      if (cut <= trimmedThrough) return 0
+      const removed = remove.run(cut).changes
+      trimmedThrough = cut
+      saveState.run(trimmedThrough, last, 0)
+      return removed
+    })()
+
+  return {
+    /** The last seq handed out. */
+    last: () => last,
+
+    /** Queues one message (built by `render` with its seq); returns its text. */
+    append(userId: string | null, type: string, render: (seq: number) => string): string {
+      const seq = ++last
+      const message = render(seq)
+      if (closed) return message // an event published while the daemon stops: live only
+      pending.push([seq, userId, type, opts.now(), message])
+      // Inside a caller's transaction a write would roll back with it: wait for the next turn.
+      if (pending.length >= MAX_PENDING && !db.inTransaction) flush()
+      else if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+      return message
+    },
+
+    /**
+     * What a client resuming after `since` gets: the entries of `userId` (and system-wide ones)
+     * up to now, or resync when events after `since` may be gone (trimmed, lost in a crash) or
+     * `since` is from the future (another journal: a restored backup, another instance).
+     */
+    replay(since: number, userId: string | null): Replay {
+      if (since < trimmedThrough || since > last) return { resync: true, last }
+      if (!db.inTransaction) flush()
+      const written = after.all(since, last, userId).map((r) => ({ seq: r.seq, userId: r.user_id, type: r.type, message: r.message }))
+      // Rows still queued (a replay from inside a transaction) come from memory.
+      const queued = pending
+        .filter(([seq, owner]) => seq > since && (owner === userId || owner === null))
+        .map(([seq, owner, type, , message]) => ({ seq, userId: owner, type, message }))
+      return { resync: false, last, entries: [...written, ...queued] }
+    },
+
+    trim,
+
+    /** At a clean stop: everything written, and the next start knows it. */
+    close(): void {
+      flush()
+      closed = true
+      saveState.run(trimmedThrough, last, 1)
+    },
+  }
+}
+
+export type Journal = ReturnType<typeof createJournal>
