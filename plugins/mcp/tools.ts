@@ -174,7 +174,7 @@ function calendarTool(need: (id: string) => RouteEntry): ListTool {
       name: 'calendar',
       title,
       description:
-        'Events in a time range, recurring events expanded into their occurrences (in the compact form an occurrence carries its series' id and its own start_at; the full form adds recurrence_id and occurrence_start), in start order. Give date (today, tomorrow, this_week, this_month or YYYY-MM-DD, in the household\'s time zone) or from/to; with neither, this week. Answers { items, total, limit, offset }; compact items unless format is "full"',
+        'Events in a time range, recurring events expanded into their occurrences (in the compact form an occurrence carries the id of its series and its own start_at; the full form adds recurrence_id and occurrence_start), in start order. Give date (today, tomorrow, this_week, this_month or YYYY-MM-DD, in the household\'s time zone) or from/to; with neither, this week. Answers { items, total, limit, offset }; compact items unless format is "full"',
       inputSchema: schema,
       annotations: hintsOf('GET', title),
     },
