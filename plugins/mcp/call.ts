@@ -69,7 +69,8 @@ function checkArgs(shape: InputShape, args: Record<string, unknown>, own: readon
   const unknown = unknownArgument(shape, args, own)
   if (unknown) throw invalid(`${prefix}${unknown}`, 'unknown', `Unknown argument ${prefix}${unknown}`)
   for (const name of shape.params) {
-    if (typeof args[name] !== 'string' || !args[name]) throw invalid(name, args[name] === undefined ? 'required' : 'type', `${name} must be a string`)
+    if (typeof args[name] !== 'string' || !args[name])
+      throw invalid(name, args[name] === undefined ? 'required' : 'type', `${name} must be a string`)
   }
 }
 

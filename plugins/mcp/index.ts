@@ -66,12 +66,14 @@ export default definePlugin(
         schema: {
           operationId: 'mcp.post',
           summary: 'Send an MCP message (JSON-RPC 2.0)',
-          description: `Model Context Protocol, streamable HTTP transport, stateless: initialize, ping, tools/list, tools/call; every answer is one JSON document (never an SSE stream), 202 for notifications. Batches (up to ${MAX_BATCH}) only under protocol 2025-03-26. A protocol failure answers 400 with a JSON-RPC error; a failed tool answers \`isError\` with the REST error code. Each tool call is a REST request with the caller's token (same scopes, rate limit, validation and events). A browser \`Origin\` other than loopback, this machine or HEARTH_MCP_ALLOWED_ORIGINS → 403. Sync keys → 403 INSUFFICIENT_SCOPE. See docs/agents.md.`,
+          description: `Model Context Protocol, streamable HTTP transport, stateless: initialize, ping, tools/list, tools/call; every answer is one JSON document (never an SSE stream), 202 for notifications. Batches (up to ${MAX_BATCH}) only under protocol 2025-03-26. A protocol failure answers 400 with a JSON-RPC error; a failed tool answers \`isError\` with the REST error code. Each tool call is a REST request with the caller's token (same scopes, rate limit, validation and events). GET and DELETE answer 405 (\`Allow: POST\`). A browser \`Origin\` other than loopback, this machine or HEARTH_MCP_ALLOWED_ORIGINS → 403. Sync keys → 403 INSUFFICIENT_SCOPE. See docs/agents.md.`,
           body: Type.Unknown({ description: 'one JSON-RPC message (request, notification or response), or a batch under 2025-03-26' }),
           response: {
             200: Type.Unknown({ description: 'the JSON-RPC response (an array of them for a batch), or a JSON-RPC error' }),
             202: Type.Null({ description: 'accepted: the message needed no answer (notification or response)' }),
-            400: Type.Unknown({ description: 'a JSON-RPC error without id: not JSON, not a JSON-RPC message, an unsupported MCP-Protocol-Version' }),
+            400: Type.Unknown({
+              description: 'a JSON-RPC error without id: not JSON, not a JSON-RPC message, an unsupported MCP-Protocol-Version',
+            }),
           },
         },
         config: { envelope: 'none', errors: ['FORBIDDEN', 'INSUFFICIENT_SCOPE'] },
@@ -100,14 +102,13 @@ export default definePlugin(
       app.route({
         method,
         url: '/mcp',
-        schema: {
-          operationId: `mcp.${method.toLowerCase()}`,
-          summary: method === 'GET' ? 'No SSE stream (405)' : 'No session to end (405)',
-          description: 'This MCP server is stateless and answers every POST with JSON: 405 METHOD_NOT_ALLOWED, `Allow: POST`.',
-        },
+        // Not an operation (nothing succeeds): out of the OpenAPI document, described under POST.
+        schema: { hide: true },
         config: { errors: ['FORBIDDEN', 'METHOD_NOT_ALLOWED'] },
         handler: async () => {
-          throw new HttpError('METHOD_NOT_ALLOWED', 'The MCP endpoint takes POST only (stateless, JSON answers)', undefined, { allow: 'POST' })
+          throw new HttpError('METHOD_NOT_ALLOWED', 'The MCP endpoint takes POST only (stateless, JSON answers)', undefined, {
+            allow: 'POST',
+          })
         },
       })
     }

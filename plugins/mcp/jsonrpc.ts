@@ -46,7 +46,8 @@ export function classify(message: unknown): 'request' | 'notification' | 'respon
   if (typeof message.method === 'string') {
     if (!('id' in message)) return 'notification'
     if (id === null) return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number')
-    if (message.params !== undefined && !isObject(message.params)) return rpcError(id, INVALID_REQUEST, 'Invalid Request: params must be an object')
+    if (message.params !== undefined && !isObject(message.params))
+      return rpcError(id, INVALID_REQUEST, 'Invalid Request: params must be an object')
     return 'request'
   }
   if ('result' in message || 'error' in message) return 'response'

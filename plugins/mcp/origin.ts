@@ -11,7 +11,10 @@ import { networkInterfaces } from 'node:os'
  */
 export function parseAllowList(setting: string): Set<string> {
   const origins = new Set<string>()
-  for (const entry of setting.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of setting
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const origin = originOf(entry)
     if (!origin) throw new Error(`HEARTH_MCP_ALLOWED_ORIGINS: ${entry} is not an origin (scheme://host[:port])`)
     origins.add(origin)

@@ -59,7 +59,12 @@ export async function runMcpStdio({ env, input, output, errors }: StdioOptions):
       // The API's own envelope (401, 403, 429...): the waiting request gets it as a JSON-RPC error.
       const error = (body.error ?? {}) as { code?: string; message?: string }
       errors.write(`hearth mcp: HTTP ${res.status} ${error.code ?? ''} ${error.message ?? ''}\n`)
-      if (id !== null) write({ jsonrpc: '2.0', id, error: { code: -32000, message: `HTTP ${res.status} ${error.code}: ${error.message}`, data: body.error } })
+      if (id !== null)
+        write({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32000, message: `HTTP ${res.status} ${error.code}: ${error.message}`, data: body.error },
+        })
     } catch (err) {
       errors.write(`hearth mcp: ${endpoint}: ${(err as Error).message}\n`)
       if (id !== null) write({ jsonrpc: '2.0', id, error: { code: -32000, message: `Hearth is not reachable at ${endpoint}` } })

@@ -86,7 +86,12 @@ export interface RestRequest {
 }
 
 /** The REST request a call's arguments stand for. */
-export function toRequest(route: RouteEntry, shape: InputShape, args: Record<string, unknown>, fixed: Record<string, string> = {}): RestRequest {
+export function toRequest(
+  route: RouteEntry,
+  shape: InputShape,
+  args: Record<string, unknown>,
+  fixed: Record<string, string> = {},
+): RestRequest {
   let path = route.url
   for (const name of shape.params) path = path.replace(`:${name}`, encodeURIComponent(String(args[name] ?? '')))
   const search = new URLSearchParams()

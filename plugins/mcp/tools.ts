@@ -131,7 +131,10 @@ function searchTool(need: (id: string) => RouteEntry): ListTool {
   const inputSchema: JsonSchema = {
     type: 'object',
     properties: {
-      query: { ...notesQuery.search, description: 'full text, prefix matching, ranked by relevance unless a sort is given; leave out to list by filters only' },
+      query: {
+        ...notesQuery.search,
+        description: 'full text, prefix matching, ranked by relevance unless a sort is given; leave out to list by filters only',
+      },
       types: {
         type: 'array',
         items: { type: 'string', enum: Object.keys(RESOURCES) },

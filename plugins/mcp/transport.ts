@@ -27,12 +27,21 @@ export interface HttpAnswer {
   body?: JsonRpcResponse | JsonRpcResponse[] | JsonRpcError
 }
 
-export async function handlePost(body: unknown, protocolHeader: string | undefined, handlers: Handlers, onError: (err: unknown) => void): Promise<HttpAnswer> {
+export async function handlePost(
+  body: unknown,
+  protocolHeader: string | undefined,
+  handlers: Handlers,
+  onError: (err: unknown) => void,
+): Promise<HttpAnswer> {
   if (body === PARSE_FAILED) return { status: 400, body: rpcError(null, PARSE_ERROR, 'Parse error: the body is not JSON') }
   if (protocolHeader !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(protocolHeader)) {
     return {
       status: 400,
-      body: rpcError(null, INVALID_REQUEST, `Unsupported MCP-Protocol-Version ${protocolHeader} (supported: ${PROTOCOL_VERSIONS.join(', ')})`),
+      body: rpcError(
+        null,
+        INVALID_REQUEST,
+        `Unsupported MCP-Protocol-Version ${protocolHeader} (supported: ${PROTOCOL_VERSIONS.join(', ')})`,
+      ),
     }
   }
   if (!Array.isArray(body)) {
@@ -42,7 +51,8 @@ export async function handlePost(body: unknown, protocolHeader: string | undefin
     return { status: 200, body: await safely(body as Record<string, unknown>, handlers, onError) }
   }
   const version = protocolHeader ?? ASSUMED_WITHOUT_HEADER
-  if (version >= '2025-06-18') return { status: 400, body: rpcError(null, INVALID_REQUEST, `JSON-RPC batches are not part of MCP ${version}`) }
+  if (version >= '2025-06-18')
+    return { status: 400, body: rpcError(null, INVALID_REQUEST, `JSON-RPC batches are not part of MCP ${version}`) }
   if (body.length === 0 || body.length > MAX_BATCH) {
     return { status: 400, body: rpcError(null, INVALID_REQUEST, `A batch holds 1 to ${MAX_BATCH} messages`) }
   }

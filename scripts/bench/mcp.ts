@@ -32,8 +32,18 @@ export async function benchMcp(): Promise<Record<string, number | string>> {
     const headers = { authorization: `Bearer ${key}` }
     const restUrl = `${daemon.url}/api/v1/notes?search=${WORD}&format=compact`
     const mcpUrl = `${daemon.url}/api/v1/mcp`
-    const mcpHeaders = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { query: WORD, types: ['notes'] } } })
+    const mcpHeaders = {
+      ...headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    }
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search', arguments: { query: WORD, types: ['notes'] } },
+    })
     const check = (await (await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders, body })).json()) as {
       result: { structuredContent: { notes: { total: number } } }
     }

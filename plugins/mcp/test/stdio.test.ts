@@ -38,7 +38,10 @@ t.test('hearth mcp bridges stdio to the daemon: tools listed and called, effects
   const rest = await fetch(`${daemon.url}/api/v1/notes/${id}`, { headers: { authorization: `Bearer ${token}` } })
   t.equal(((await rest.json()) as { data: { tags: string[] } }).data.tags[0], 'garden', 'stored, read back over REST')
   for (let i = 0; i < 300 && !events.some((e) => e.type === 'note.created'); i++) await new Promise((r) => setTimeout(r, 10))
-  t.ok(events.some((e) => e.type === 'note.created' && e.id === id), 'note.created on the WebSocket')
+  t.ok(
+    events.some((e) => e.type === 'note.created' && e.id === id),
+    'note.created on the WebSocket',
+  )
 
   t.equal((await call(client, 'search', { query: 'tulip' })).structuredContent?.notes.total, 1)
   t.equal((await call(client, 'calendar')).structuredContent?.total, 0, 'an empty week')
@@ -48,7 +51,11 @@ t.test('hearth mcp bridges stdio to the daemon: tools listed and called, effects
 
 t.test('hearth mcp: a bad key fails the requests with the HTTP error; no key or no daemon says so on stderr', async (t) => {
   const daemon = await startDaemon(t)
-  await t.rejects(stdioClient({ HEARTH_API_KEY: 'clk_bad', HEARTH_URL: daemon.url }), /HTTP 401 UNAUTHORIZED/, 'bad key: 401 as a JSON-RPC error')
+  await t.rejects(
+    stdioClient({ HEARTH_API_KEY: 'clk_bad', HEARTH_URL: daemon.url }),
+    /HTTP 401 UNAUTHORIZED/,
+    'bad key: 401 as a JSON-RPC error',
+  )
   await t.rejects(stdioClient({ HEARTH_API_KEY: 'clk_any', HEARTH_URL: 'http://127.0.0.1:1' }), /not reachable/, 'no daemon')
 
   const child = spawn(process.execPath, [HEARTH, 'mcp'], { env: { PATH: process.env.PATH }, stdio: ['pipe', 'pipe', 'pipe'] })

@@ -70,7 +70,12 @@ t.test('the SDK client lists every tool and each call acts like its REST route',
     notes: 'met at the saffron fair',
   })
   const contactId = contact.structuredContent?.id as string
-  t.same(contact.structuredContent, { id: contactId, display_name: 'Ada Lovelace', email: 'ada@example.org', company: 'Analytical Engines' })
+  t.same(contact.structuredContent, {
+    id: contactId,
+    display_name: 'Ada Lovelace',
+    email: 'ada@example.org',
+    company: 'Analytical Engines',
+  })
   await event('contact.created', contactId)
   await call(client, 'update_contact', { id: contactId, job_title: 'Mathematician' })
   await call(client, 'update_contact_custom_fields', { id: contactId, custom_fields: { met_at: 'saffron fair' } })

@@ -69,7 +69,13 @@ t.test('Origin: loopback, this machine and the allow-list pass; any other browse
   const base = await listening(app)
   const o = await owner(app)
   const key = await apiKey(app, o.token)
-  for (const origin of ['http://localhost:5173', 'http://127.0.0.1:7200', 'http://[::1]:3000', 'https://assistant.example.org', 'http://nas.lan:8080']) {
+  for (const origin of [
+    'http://localhost:5173',
+    'http://127.0.0.1:7200',
+    'http://[::1]:3000',
+    'https://assistant.example.org',
+    'http://nas.lan:8080',
+  ]) {
     t.equal((await post(base, ping(1), { ...auth(key), origin })).status, 200, `${origin} passes`)
   }
   for (const origin of ['http://evil.example', 'http://localhost.evil.example', 'https://assistant.example.org:444', 'null', 'nonsense']) {
@@ -106,7 +112,12 @@ t.test('protocol: version negotiation, the version header, batches only under 20
   t.same((await send(ping('p'))).body, { jsonrpc: '2.0', id: 'p', result: {} })
   t.equal((await send({ jsonrpc: '2.0', id: 3, method: 'resources/list' })).body.error.code, -32601, 'unknown method')
   t.equal((await send('{"jsonrpc":')).body.error.code, -32700, 'not JSON: parse error')
-  for (const bad of [{ id: 1, method: 'ping' }, { jsonrpc: '2.0', id: {}, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 'ping', params: [1] }, 42]) {
+  for (const bad of [
+    { id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: {}, method: 'ping' },
+    { jsonrpc: '2.0', id: 1, method: 'ping', params: [1] },
+    42,
+  ]) {
     const res = await send(bad)
     t.equal(res.status, 400, `${JSON.stringify(bad)}: 400`)
     t.equal(res.body.error.code, -32600, 'invalid request')
@@ -114,7 +125,12 @@ t.test('protocol: version negotiation, the version header, batches only under 20
   const noArgs = await send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'search', arguments: [1] } })
   t.equal(noArgs.body.error.code, -32602, 'arguments must be an object')
 
-  const batch = [ping(1), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { nope: 1 }]
+  const batch = [
+    ping(1),
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { nope: 1 },
+  ]
   const old = await send(batch)
   t.equal(old.status, 200, 'no header: 2025-03-26 assumed, batches allowed')
   t.same(
@@ -148,7 +164,12 @@ t.test('each tool call is a REST request of the key: it spends the same rate-lim
   const base = await listening(app)
   const o = await owner(app)
   const key = await apiKey(app, o.token)
-  const tool = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search', arguments: { types: ['notes', 'events'] } } })
+  const tool = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'search', arguments: { types: ['notes', 'events'] } },
+  })
   // 1 for the MCP request + 2 for the two list routes it runs = 3 per call.
   t.equal((await post(base, tool(1), auth(key))).body.result.isError, undefined, 'budget 6: 3 spent')
   t.equal((await post(base, tool(2), auth(key))).body.result.isError, undefined, '6 spent')
