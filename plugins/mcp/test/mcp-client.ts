@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { TestApp } from '../../../test/helper.js'
+import { apiKey, build, owner, type TestApp, type TestContext, type TestUser } from '../../../test/helper.js'
 
 /** The official SDK client over streamable HTTP against a listening test app. */
 export async function connectHttp(base: string, token: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -38,4 +38,15 @@ export async function post(base: string, body: unknown, headers: Record<string, 
   })
   const text = await res.text()
   return { status: res.status, body: text ? JSON.parse(text) : null }
+}
+
+/** A listening app with its owner and an agent key: what most MCP tests start from. */
+export async function agentSetup(
+  t: TestContext,
+  env: Record<string, string> = {},
+): Promise<{ app: TestApp; base: string; o: TestUser; key: string }> {
+  const app = await build(t, { env })
+  const base = await listening(app)
+  const o = await owner(app)
+  return { app, base, o, key: await apiKey(app, o.token) }
 }

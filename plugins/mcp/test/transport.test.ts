@@ -1,6 +1,6 @@
 import t from 'tap'
 import { addUser, apiKey, auth, build, owner } from '../../../test/helper.js'
-import { call, connectHttp, listening, post } from './mcp-client.js'
+import { agentSetup, call, connectHttp, listening, post } from './mcp-client.js'
 
 const initialize = (protocolVersion: unknown, id: number | string = 1) => ({
   jsonrpc: '2.0',
@@ -65,10 +65,7 @@ t.test('a system key acts for the user named in X-Svc-User-Id, forwarded to ever
 })
 
 t.test('Origin: loopback, this machine and the allow-list pass; any other browser origin is refused with 403', async (t) => {
-  const app = await build(t, { env: { HEARTH_MCP_ALLOWED_ORIGINS: 'https://assistant.example.org, http://nas.lan:8080' } })
-  const base = await listening(app)
-  const o = await owner(app)
-  const key = await apiKey(app, o.token)
+  const { base, key } = await agentSetup(t, { HEARTH_MCP_ALLOWED_ORIGINS: 'https://assistant.example.org, http://nas.lan:8080' })
   for (const origin of [
     'http://localhost:5173',
     'http://127.0.0.1:7200',
@@ -89,10 +86,7 @@ t.test('Origin: loopback, this machine and the allow-list pass; any other browse
 })
 
 t.test('protocol: version negotiation, the version header, batches only under 2025-03-26, errors', async (t) => {
-  const app = await build(t)
-  const base = await listening(app)
-  const o = await owner(app)
-  const key = await apiKey(app, o.token)
+  const { base, key } = await agentSetup(t)
   const send = (body: unknown, headers: Record<string, string> = {}) => post(base, body, { ...auth(key), ...headers })
 
   for (const version of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
@@ -160,10 +154,7 @@ t.test('protocol: version negotiation, the version header, batches only under 20
 })
 
 t.test('each tool call is a REST request of the key: it spends the same rate-limit budget', async (t) => {
-  const app = await build(t, { env: { HEARTH_RATE_LIMIT: '6' } })
-  const base = await listening(app)
-  const o = await owner(app)
-  const key = await apiKey(app, o.token)
+  const { app, base, key } = await agentSetup(t, { HEARTH_RATE_LIMIT: '6' })
   const tool = (id: number) => ({
     jsonrpc: '2.0',
     id,
@@ -181,10 +172,7 @@ t.test('each tool call is a REST request of the key: it spends the same rate-lim
 })
 
 t.test('a tool whose REST request is over the budget answers isError RATE_LIMITED with the wait', async (t) => {
-  const app = await build(t, { env: { HEARTH_RATE_LIMIT: '2' } })
-  const base = await listening(app)
-  const o = await owner(app)
-  const key = await apiKey(app, o.token)
+  const { base, key } = await agentSetup(t, { HEARTH_RATE_LIMIT: '2' })
   const res = await post(base, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: {} } }, auth(key))
   t.equal(res.status, 200)
   t.equal(res.body.result.isError, true)
