@@ -48,6 +48,7 @@ export type RouteSchema = {
   body?: unknown
   querystring?: unknown
   params?: unknown
+  headers?: unknown
   hide?: boolean
   [extension: `x-${string}`]: unknown
 }

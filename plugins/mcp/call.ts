@@ -40,7 +40,7 @@ class ToolFailure extends Error {
 const FORWARDED = ['authorization', 'x-svc-user-id', 'x-svc-source'] as const
 
 async function rest(ctx: CallContext, req: RestRequest, n: number): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = { 'x-request-id': `${ctx.request.id}.${n}`.slice(0, 128) }
+  const headers: Record<string, string> = { ...req.headers, 'x-request-id': `${ctx.request.id}.${n}`.slice(0, 128) }
   for (const name of FORWARDED) {
     const value = ctx.request.headers[name]
     if (typeof value === 'string') headers[name] = value

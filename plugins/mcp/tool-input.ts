@@ -13,6 +13,8 @@ export interface InputShape {
   /** Where each argument goes. */
   params: string[]
   query: string[]
+  /** Request headers the route declares (If-Match...), as arguments named in snake case (`if_match`). */
+  headers: string[]
   /** Body properties (flattened), or the one argument carrying the whole body (`bodyAs`). */
   body: string[]
   bodyAs?: string
@@ -40,8 +42,8 @@ export const plain = (schema: unknown): JsonSchema => JSON.parse(JSON.stringify(
 export function deriveInput(route: RouteEntry, opts: DeriveOptions = {}): DerivedInput {
   const properties: Record<string, JsonSchema> = {}
   const required: string[] = []
-  const shape: InputShape = { params: [], query: [], body: [] }
-  const add = (name: string, schema: JsonSchema, isRequired: boolean, part: 'params' | 'query' | 'body') => {
+  const shape: InputShape = { params: [], query: [], headers: [], body: [] }
+  const add = (name: string, schema: JsonSchema, isRequired: boolean, part: 'params' | 'query' | 'headers' | 'body') => {
     if (name in properties) throw new Error(`${route.operationId}: argument ${name} would come from two places`)
     properties[name] = schema
     if (isRequired) required.push(name)
@@ -53,6 +55,12 @@ export function deriveInput(route: RouteEntry, opts: DeriveOptions = {}): Derive
   for (const [name, s] of Object.entries(query.properties ?? {})) {
     if (opts.omitQuery?.includes(name) || (opts.pickQuery && !opts.pickQuery.includes(name))) continue
     add(name, s, (query.required ?? []).includes(name) && s.default === undefined, 'query')
+  }
+  const headers = plain(route.schema.headers)
+  for (const [name, s] of Object.entries(headers.properties ?? {})) {
+    // Credentials and the acting user are the MCP caller's own, forwarded as they came.
+    if (name === 'authorization' || name.startsWith('x-svc-')) continue
+    add(argumentOf(name), s, (headers.required ?? []).includes(name), 'headers')
   }
   if (route.schema.body) {
     const body = plain(route.schema.body)
@@ -72,9 +80,12 @@ export function deriveInput(route: RouteEntry, opts: DeriveOptions = {}): Derive
   return { schema, shape }
 }
 
+/** A header's argument name: `if-match` → `if_match`. */
+const argumentOf = (header: string) => header.toLowerCase().replace(/-/g, '_')
+
 /** Arguments that are not in the shape (the route would never see them): the first one, or null. */
 export function unknownArgument(shape: InputShape, args: Record<string, unknown>, own: readonly string[] = []): string | null {
-  const known = new Set([...shape.params, ...shape.query, ...shape.body, ...own])
+  const known = new Set([...shape.params, ...shape.query, ...shape.headers, ...shape.body, ...own])
   return Object.keys(args).find((k) => !known.has(k)) ?? null
 }
 
@@ -82,6 +93,7 @@ export interface RestRequest {
   method: string
   /** Path with parameters filled in and the query string appended. */
   url: string
+  headers: Record<string, string>
   body?: unknown
 }
 
@@ -102,7 +114,11 @@ export function toRequest(
   }
   for (const [name, value] of Object.entries(fixed)) search.set(name, value)
   const qs = search.toString()
-  const request: RestRequest = { method: route.method, url: qs ? `${path}?${qs}` : path }
+  const headers: Record<string, string> = {}
+  for (const name of shape.headers) {
+    if (args[name] !== undefined && args[name] !== null) headers[name.replace(/_/g, '-')] = String(args[name])
+  }
+  const request: RestRequest = { method: route.method, url: qs ? `${path}?${qs}` : path, headers }
   if (shape.bodyAs) request.body = args[shape.bodyAs]
   else if (route.schema.body) request.body = Object.fromEntries(shape.body.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]))
   return request
