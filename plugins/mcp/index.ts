@@ -50,15 +50,13 @@ export default definePlugin(
         })
       }
     })
-    // JSON-RPC wants its own parse error (-32700), not the API's VALIDATION_ERROR envelope.
+    // JSON-RPC wants its own parse error (-32700), not the API's VALIDATION_ERROR envelope; Fastify's
+    // parser still does the reading (prototype-poisoning keys refused like everywhere else).
+    const json = app.getDefaultJsonParser('error', 'error')
     app.removeContentTypeParser('application/json')
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-      try {
-        done(null, JSON.parse(body as string))
-      } catch {
-        done(null, PARSE_FAILED)
-      }
-    })
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
+      json(req, body as string, (err, value) => done(null, err ? PARSE_FAILED : value)),
+    )
 
     app.post(
       '/mcp',

@@ -106,6 +106,7 @@ t.test('protocol: version negotiation, the version header, batches only under 20
   t.same((await send(ping('p'))).body, { jsonrpc: '2.0', id: 'p', result: {} })
   t.equal((await send({ jsonrpc: '2.0', id: 3, method: 'resources/list' })).body.error.code, -32601, 'unknown method')
   t.equal((await send('{"jsonrpc":')).body.error.code, -32700, 'not JSON: parse error')
+  t.equal((await send('{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"x":1}}')).body.error.code, -32700, 'prototype keys refused')
   for (const bad of [
     { id: 1, method: 'ping' },
     { jsonrpc: '2.0', id: {}, method: 'ping' },
