@@ -15,6 +15,7 @@ import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
 import { createPluginServices } from './plugin-services.js'
+import type { RouteEntry } from './route-pipeline.js'
 import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
@@ -131,12 +132,14 @@ async function assemble(
     metrics: { register: (...args) => services.metrics.register(...args) },
     onClose: (fn) => services.closers.push(fn),
     services: shared.for(plugin.manifest),
+    routes: { get: (operationId) => pipeline.routes.get(operationId) },
   })
 
   const pipeline = {
     guard: { authenticate: services.authenticate, limiter: services.requestLimiter, hal: services.hal },
     defaultTier: () => services.config.tier,
     operationIds: new Map<string, string>(),
+    routes: new Map<string, RouteEntry>(),
   }
   const loaderDeps = { sources, apiFor, pipeline, tags, disabled: new Set(config.disabledPlugins) }
   const report = app.hearth.plugins

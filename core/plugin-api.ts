@@ -14,6 +14,7 @@ import type { Errors } from './errors.js'
 import type { Metrics } from './metrics.js'
 import type { EventBus } from './events.js'
 import type { Hal } from './hal/registry.js'
+import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 
 export const PLUGIN_API_VERSION = '1.0.0'
@@ -100,6 +101,13 @@ export interface HearthApi<C extends TObject = TObject> {
    * (so it is loaded first). Type it with the providing plugin's exported interface.
    */
   services: PluginServices
+  /**
+   * Every documented route of the loaded plugins, by operationId (`notes.create`), as declared:
+   * method, full path, schemas and guards. For plugins that serve existing routes another way
+   * (the MCP tools call them through `app.inject` and derive their inputs from these schemas).
+   * Routes of plugins loaded later appear once they are registered (read it at request time).
+   */
+  routes: { get(operationId: string): RouteEntry | undefined }
 }
 
 export interface PluginServices {
@@ -145,6 +153,7 @@ declare module 'fastify' {
 }
 
 export type { AuthContext, RouteGuards } from './auth/context.js'
+export type { RouteEntry, RouteSchema } from './route-pipeline.js'
 export type { TtlCache } from './cache.js'
 export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'

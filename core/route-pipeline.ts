@@ -22,10 +22,23 @@ export interface PipelineContext {
   defaultTier: () => Tier
   /** operationId → "METHOD url" across the whole app: a second route deriving the same id is refused. */
   operationIds: Map<string, string>
+  /** operationId → the route as declared, for plugins that serve routes another way (api.routes). */
+  routes?: Map<string, RouteEntry>
+}
+
+/** One documented route as its plugin declared it: what `api.routes.get(operationId)` answers. */
+export interface RouteEntry {
+  operationId: string
+  method: string
+  /** The full path with Fastify's parameters, e.g. `/api/v1/notes/:id`. */
+  url: string
+  /** The schemas as declared (TypeBox, JSON Schema): 2xx responses without their envelope. */
+  schema: Readonly<RouteSchema>
+  config: Readonly<RouteGuards>
 }
 
 type Mode = 'single' | 'list' | 'none'
-type RouteSchema = {
+export type RouteSchema = {
   response?: Record<string, TSchema>
   operationId?: string
   summary?: string
@@ -35,6 +48,7 @@ type RouteSchema = {
   body?: unknown
   querystring?: unknown
   params?: unknown
+  headers?: unknown
   hide?: boolean
   [extension: `x-${string}`]: unknown
 }
@@ -93,6 +107,7 @@ function contract(route: RouteOptions, config: RouteGuards, mode: Mode, ctx: Pip
     const here = `${method} ${route.url}`
     if (holder && holder !== here) throw new Error(`operationId ${schema.operationId} of ${here} is already used by ${holder}`)
     ctx.operationIds.set(schema.operationId, here)
+    ctx.routes?.set(schema.operationId, { operationId: schema.operationId, method, url: route.url, schema: given, config })
   }
   schema.tags ??= [ctx.plugin]
   schema.security = config.auth === false ? [] : [{ userToken: [] }, { apiKey: [] }, { systemToken: [] }]

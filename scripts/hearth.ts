@@ -7,6 +7,7 @@
  *   hearth users list                list users
  *   hearth backup FILE               online backup of the database
  *   hearth migrate                   apply the core migrations (plugins migrate when the daemon starts)
+ *   hearth mcp                       MCP over stdio, bridged to the daemon (HEARTH_API_KEY, HEARTH_URL; docs/agents.md)
  */
 import { resolve } from 'node:path'
 import { createAuthService } from '../core/auth/service.js'
@@ -19,9 +20,14 @@ import { createEventBus } from '../core/events.js'
 import { createLimiter } from '../core/rate-limit.js'
 import { ensureSecrets } from '../core/secrets.js'
 
-const USAGE = 'usage: hearth users reset-token EMAIL | hearth users list | hearth backup FILE | hearth migrate'
+const USAGE = 'usage: hearth users reset-token EMAIL | hearth users list | hearth backup FILE | hearth migrate | hearth mcp'
 
 async function main(argv: string[]): Promise<number> {
+  // A client of the daemon's HTTP API, possibly on another machine: no config, no data folder.
+  if (argv[0] === 'mcp') {
+    const { runMcpStdio } = await import('../plugins/mcp/stdio.js')
+    return runMcpStdio({ env: process.env, input: process.stdin, output: process.stdout, errors: process.stderr })
+  }
   const config = loadCoreConfig(ensureSecrets(collectSources(process.env)))
   const db = openDatabase(databasePath(config.dataDir))
   try {
