@@ -1,7 +1,7 @@
 import t from 'tap'
 import { auth, build, owner, apiKey } from '../../../test/helper.js'
 import { TestClient } from '../../realtime/test/ws-client.js'
-import { call, connectHttp, listening } from './mcp-client.js'
+import { agentSetup, call, connectHttp, listening } from './mcp-client.js'
 
 /**
  * The official MCP SDK client over streamable HTTP: every tool listed and
@@ -161,4 +161,23 @@ t.test('failures are tool results with the REST error code; protocol mistakes ar
 
   await t.rejects(client.callTool({ name: 'drop_database', arguments: {} }), { code: -32602 }, 'unknown tool: invalid params')
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/notes', headers: auth(o.token) })).json().meta.total, 0, 'nothing written')
+})
+
+t.test('two agents update from the same etag: one wins, the other gets PRECONDITION_FAILED and nothing of it is written', async (t) => {
+  const { app, base, o, key } = await agentSetup(t)
+  const first = await connectHttp(base, key)
+  const second = await connectHttp(base, key)
+  t.teardown(async () => Promise.all([first.close(), second.close()]))
+
+  const made = await call(first, 'create_note', { content: 'shopping list', format: 'full' })
+  const { id, etag } = made.structuredContent as { id: string; etag: string }
+  t.equal(etag, '"1"', 'a full answer carries the etag')
+  const won = await call(first, 'update_note', { id, if_match: etag, content: 'milk', format: 'full' })
+  t.equal(won.isError, undefined)
+  t.equal(won.structuredContent?.etag, '"2"')
+  const lost = await call(second, 'update_note', { id, if_match: etag, content: 'eggs' })
+  t.equal(lost.isError, true)
+  t.match(lost.structuredContent?.error, { code: 'PRECONDITION_FAILED', details: { etag: '"2"' } })
+  const stored = await app.inject({ url: `/api/v1/notes/${id}`, headers: auth(o.token) })
+  t.equal(stored.json().data.content, 'milk', 'the stale update changed nothing')
 })
