@@ -16,3 +16,4 @@ export interface RecordsPluginService {
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
+export type { StoredProperty } from './engine/properties.js'
