@@ -1,4 +1,4 @@
-import { XMLParser } from 'fast-xml-parser'
+import { XMLParser, XMLValidator } from 'fast-xml-parser'
 
 /**
  * DAV request bodies as a small namespace-resolved tree, and the writer of
@@ -54,6 +54,9 @@ function decode(text: string): string {
 /** Parses a DAV XML body; throws XmlError for anything malformed or carrying a DOCTYPE. */
 export function parseXml(body: string): XmlNode {
   if (/<!DOCTYPE|<!ENTITY/i.test(body)) throw new XmlError('DOCTYPE and entity declarations are not accepted')
+  // The parser forgives unclosed elements; the validator does not.
+  const valid = XMLValidator.validate(body)
+  if (valid !== true) throw new XmlError(`malformed XML: ${valid.err.msg}`)
   let raw: unknown[]
   try {
     raw = parser.parse(body) as unknown[]
