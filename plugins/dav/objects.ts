@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { HttpError } from '../../core/plugin-api.js'
 import type { ApiRecord, StoredProperty } from '../records/public.js'
-import { escapeText, parseComponents } from '../records/formats/content-line.js'
+import { type Component, escapeText, parseComponents, parseContentLine, splitEscaped, unescapeText } from '../records/formats/content-line.js'
 import { parseICalendar } from '../records/formats/ics-parse.js'
 import { serializeICalendar } from '../records/formats/ics-serialize.js'
 import type { ContactRecord, EventRecord } from '../records/formats/types.js'
@@ -74,6 +74,8 @@ export function readCard(text: string): ParsedCard {
   let uid: string | null = null
   for (const cl of roots[0]?.properties ?? []) {
     if (cl.name === 'UID') uid = cl.value
+    // N beyond family and given names (middle names, prefixes, suffixes): kept to be written back around them.
+    if (cl.name === 'N' && splitEscaped(cl.value, ';').slice(2).some((part) => part.trim())) kept.push(['N', [], cl.value])
     // VERSION is kept to answer in the client's version; X- lines also land in custom_fields, and are
     // written back under their own name (with the field's current value) rather than as X-HEARTH-FIELD.
     if (cl.name !== 'VERSION' && (CARD_MAPPED.has(cl.name) || cl.name.startsWith('X-HEARTH-'))) continue
@@ -91,7 +93,7 @@ export function writeCard(record: ApiRecord, kept: StoredProperty[]): string {
   const fields = { ...((record.custom_fields as Record<string, unknown> | null) ?? {}) }
   const extra: string[] = []
   for (const [name, params, value] of kept) {
-    if (name === 'VERSION') continue
+    if (name === 'VERSION' || name === 'N') continue
     const key = name.toLowerCase()
     if (!name.startsWith('X-') || name.includes('.')) {
       extra.push(propertyLine(name, params, value))
@@ -101,15 +103,30 @@ export function writeCard(record: ApiRecord, kept: StoredProperty[]): string {
     if (!(key in fields)) continue
     const current = fields[key]
     const values = Array.isArray(current) ? current : [current]
-    for (const v of values) extra.push(propertyLine(name, params, escapeText(typeof v === 'string' ? v : JSON.stringify(v))))
+    for (const v of values) {
+      const text = typeof v === 'string' ? v : JSON.stringify(v)
+      // Unchanged: the value exactly as the client wrote it (X- values need not follow TEXT escaping).
+      extra.push(propertyLine(name, params, text === unescapeText(value).trim() ? value : escapeText(text)))
+    }
     delete fields[key]
   }
   const written = { ...record, custom_fields: Object.keys(fields).length ? fields : null }
   const lines = serializeVCard(written as unknown as ContactRecord & { id: string }, version).split('\r\n')
   const hasUid = kept.some(([name]) => name === 'UID')
-  const out = lines.filter((l) => !(hasUid && l.startsWith('UID:')) && l !== 'END:VCARD' && l !== '')
+  const fullName = kept.find(([name]) => name === 'N')?.[2]
+  const out = lines
+    .filter((l) => !(hasUid && l.startsWith('UID:')) && l !== 'END:VCARD' && l !== '')
+    .map((l) => (fullName && l.startsWith('N:') ? withNames(fullName, record) : l))
   out.push(...extra, 'END:VCARD')
   return `${out.join('\r\n')}\r\n`
+}
+
+/** The client's N with the record's family and given names in their places (RFC 6350 6.2.2). */
+function withNames(original: string, record: ApiRecord): string {
+  const parts = original.split(';')
+  parts[0] = escapeText(String(record.last_name ?? ''))
+  parts[1] = escapeText(String(record.first_name ?? ''))
+  return foldLine(`N:${parts.join(';')}`)
 }
 
 /** A kept line written back as it came (folded at 75 octets like the rest). */
@@ -161,14 +178,16 @@ export function readCalendar(text: string, zone: string, calendar: string): Pars
     return { ...rest, calendar_name: calendar }
   }
   const master = masters[0] as (typeof parsed.entries)[number]
+  const vevents = roots.flatMap((r) => r.components.filter((c) => c.name === 'VEVENT'))
+  const keptOf = (e: (typeof parsed.entries)[number]) => [...(e.properties ?? []), ...detailsOf(vevents[e.index])]
   return {
     uid: [...uids][0] as string,
-    master: { body: bodyOf(master.record), kept: master.properties ?? [] },
+    master: { body: bodyOf(master.record), kept: keptOf(master) },
     overrides: parsed.entries
       .filter((e) => e.record.series_uid)
       .map((e) => ({
         body: bodyOf(e.record),
-        kept: (e.properties ?? []).filter(([n]) => n !== 'UID'),
+        kept: keptOf(e).filter(([n]) => n !== 'UID'),
         occurrence_start: e.record.occurrence_start as string,
       })),
   }
@@ -176,8 +195,88 @@ export function readCalendar(text: string, zone: string, calendar: string): Pars
 
 const uidOf = (props: StoredProperty[] | undefined) => props?.find(([n]) => n === 'UID')?.[2]
 
+/**
+ * What Hearth's fields hold of attendees and alarms but not all of: an attendee's other parameters
+ * (ROLE, RSVP, CUTYPE...) by address, and each alarm's other lines (UID, ATTACH, X-WR-ALARMUID...),
+ * kept as two private lines and woven back into the written object.
+ */
+const ATTENDEE_DETAILS = 'X-HEARTH-DAV-ATTENDEES'
+const ALARM_DETAILS = 'X-HEARTH-DAV-ALARMS'
+const ATTENDEE_MAPPED = new Set(['CN', 'PARTSTAT'])
+const ALARM_MAPPED = new Set(['ACTION', 'TRIGGER', 'DESCRIPTION', 'SUMMARY'])
+
+type Params = Array<[string, string[]]>
+
+function detailsOf(vevent: Component | undefined): StoredProperty[] {
+  if (!vevent) return []
+  const out: StoredProperty[] = []
+  const attendees: Record<string, Params> = {}
+  for (const a of vevent.properties.filter((p) => p.name === 'ATTENDEE')) {
+    const extra = [...a.params].filter(([k]) => !ATTENDEE_MAPPED.has(k))
+    if (extra.length) attendees[emailOf(a.value)] = extra
+  }
+  if (Object.keys(attendees).length) out.push([ATTENDEE_DETAILS, [], escapeText(JSON.stringify(attendees))])
+  const alarms = vevent.components
+    .filter((c) => c.name === 'VALARM')
+    .map((alarm) => alarm.properties.filter((p) => !ALARM_MAPPED.has(p.name)).map((p) => [p.name, [...p.params], p.value] as StoredProperty))
+  if (alarms.some((a) => a.length)) out.push([ALARM_DETAILS, [], escapeText(JSON.stringify(alarms))])
+  return out
+}
+
+const emailOf = (value: string) => unescapeText(value).trim().replace(/^mailto:/i, '').toLowerCase()
+
 export function writeCalendar(series: ApiRecord, overrides: ApiRecord[], kept: ReadonlyMap<string, StoredProperty[]>, now: number): string {
-  return serializeICalendar([series, ...overrides] as unknown as Array<EventRecord & { id: string }>, now, kept)
+  const records = [series, ...overrides]
+  const plain = new Map<string, StoredProperty[]>()
+  const details = records.map((r) => {
+    const lines = kept.get(r.id) ?? []
+    plain.set(
+      r.id,
+      lines.filter(([n]) => n !== ATTENDEE_DETAILS && n !== ALARM_DETAILS),
+    )
+    const read = <T>(name: string, fallback: T): T => {
+      const line = lines.find(([n]) => n === name)
+      return line ? (JSON.parse(unescapeText(line[2])) as T) : fallback
+    }
+    return { attendees: read<Record<string, Params>>(ATTENDEE_DETAILS, {}), alarms: read<StoredProperty[][]>(ALARM_DETAILS, []), reminders: (r.reminders as unknown[]).length }
+  })
+  const text = serializeICalendar(records as unknown as Array<EventRecord & { id: string }>, now, plain)
+  if (details.every((d) => !Object.keys(d.attendees).length && !d.alarms.length)) return text
+  // Unfolded, the k-th VEVENT is the k-th record; each line is folded again as it is written.
+  const out: string[] = []
+  let event = -1
+  let alarm = -1
+  for (const { text: line } of unfoldLines(text)) {
+    if (line === 'BEGIN:VEVENT') {
+      event++
+      alarm = -1
+    }
+    const d = details[event]
+    if (d && line.startsWith('ATTENDEE')) {
+      const cl = parseContentLine(0, line)
+      const extra = d.attendees[emailOf(cl.value)]
+      out.push(extra ? propertyLine('ATTENDEE', [...[...cl.params].filter(([k]) => ATTENDEE_MAPPED.has(k)), ...extra], cl.value) : foldLine(line))
+      continue
+    }
+    out.push(foldLine(line))
+    if (d && line === 'BEGIN:VALARM') {
+      alarm++
+      // The alarms' own lines apply while the reminders are the ones the client wrote (same count).
+      if (d.alarms.length === d.reminders) for (const [name, params, value] of d.alarms[alarm] ?? []) out.push(propertyLine(name, params, value))
+    }
+  }
+  return `${out.join('\r\n')}\r\n`
+}
+
+function unfoldLines(text: string): Array<{ text: string }> {
+  return text
+    .split('\r\n')
+    .reduce<string[]>((acc, l) => {
+      if (l.startsWith(' ') && acc.length) acc[acc.length - 1] += l.slice(1)
+      else if (l) acc.push(l)
+      return acc
+    }, [])
+    .map((t) => ({ text: t }))
 }
 
 /** A line of a vCard or iCalendar text, for the queries' text matches. */
