@@ -39,7 +39,11 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
     const userId = auth.userId as string
     const rest = (req.params as { '*'?: string })['*'] ?? ''
     const target = resolve(rest)
-    if (!target) throw new HttpError('NOT_FOUND', 'No such DAV resource')
+    if (!target) {
+      // Writing below a collection that does not exist: the parent is missing (RFC 4918 9.3.1, 9.7.1).
+      if (req.method === 'PUT' || req.method === 'MKCOL' || req.method === 'MKCALENDAR') throw new HttpError('CONFLICT', 'The parent collection does not exist')
+      throw new HttpError('NOT_FOUND', 'No such DAV resource')
+    }
     const body = typeof req.body === 'string' ? req.body : ''
     const rendered = new Map<DavObject, string>()
     const ctx: PropContext = {
@@ -79,6 +83,15 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
       }
       case 'MKCALENDAR':
       case 'MKCOL': {
+        // A body (calendar properties) must be XML: anything else is an unknown format (RFC 4918 9.3).
+        if (body.trim()) {
+          try {
+            parseXml(body)
+          } catch (err) {
+            if (err instanceof XmlError) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'A MKCALENDAR/MKCOL body is XML')
+            throw err
+          }
+        }
         if (target.type !== 'collection' || target.collection.kind !== 'event')
           throw new HttpError('FORBIDDEN', 'Only calendars can be created, under /dav/calendars/')
         if (exists(target.collection)) throw new HttpError('METHOD_NOT_ALLOWED', 'That calendar exists')

@@ -79,11 +79,14 @@ function convert(raw: RawNode, scope: Map<string, string>, depth: number): XmlNo
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'xmlns' || k.startsWith('xmlns:')) {
       if (names === scope) names = new Map(scope)
+      // A prefix cannot be bound to the empty name (Namespaces in XML 1.0, NSC: no prefix undeclaring).
+      if (k !== 'xmlns' && !v) throw new XmlError(`namespace prefix ${k.slice(6)} bound to an empty name`)
       names.set(k === 'xmlns' ? '' : k.slice(6), v)
     }
   }
   const colon = tag.indexOf(':')
   const prefix = colon > 0 ? tag.slice(0, colon) : ''
+  if (prefix && !names.has(prefix)) throw new XmlError(`undeclared namespace prefix ${prefix}`)
   const node: XmlNode = { ns: names.get(prefix) ?? '', name: colon > 0 ? tag.slice(colon + 1) : tag, attrs: {}, children: [], text: '' }
   for (const [k, v] of Object.entries(attrs)) if (!k.startsWith('xmlns')) node.attrs[k] = decode(String(v))
   for (const child of (raw[tag] as RawNode[] | undefined) ?? []) {
