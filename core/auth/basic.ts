@@ -28,7 +28,9 @@ export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; loginFai
     for (const key of [`ip:${client}`, accountKey]) {
       const state = deps.loginFailures.blocked(key)
       if (state.blocked)
-        throw new HttpError('RATE_LIMITED', 'Too many failed sign-ins; try again later', undefined, { 'retry-after': String(state.retryAfterS) })
+        throw new HttpError('RATE_LIMITED', 'Too many failed sign-ins; try again later', undefined, {
+          'retry-after': String(state.retryAfterS),
+        })
     }
     const key = password ? deps.apiKeys.lookup(password) : undefined
     const user = key ? deps.users.get(key.user_id) : undefined

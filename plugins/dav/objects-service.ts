@@ -191,7 +191,16 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   const remember = (userId: string, c: Collection, name: string, text: string, obj: DavObject) => {
     const main = obj.records[0] as ApiRecord
-    store.place({ record_id: main.id, user_id: userId, kind: c.kind, collection: c.name, name, main: 1, original: text, original_etag: obj.etag })
+    store.place({
+      record_id: main.id,
+      user_id: userId,
+      kind: c.kind,
+      collection: c.name,
+      name,
+      main: 1,
+      original: text,
+      original_etag: obj.etag,
+    })
   }
 
   /** Forgets a name whose record is gone (permanently deleted or in the trash): a new object takes it. */
@@ -221,7 +230,12 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
         const card = readCard(text)
         const record = withName(userId, c.kind, c.name, name, () =>
           current
-            ? service.update(userId, resource, (current.records[0] as ApiRecord).id, replacement(resource, current.records[0] as ApiRecord, card.body))
+            ? service.update(
+                userId,
+                resource,
+                (current.records[0] as ApiRecord).id,
+                replacement(resource, current.records[0] as ApiRecord, card.body),
+              )
             : service.create(userId, resource, card.body, { source: 'dav' }),
         )
         service.setProperties(userId, resource, record.id, card.kept)
@@ -252,7 +266,12 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
             ? service.importMany(
                 userId,
                 resource,
-                cal.overrides.map((o) => ({ ...o.body, recurrence_id: seriesId, occurrence_start: o.occurrence_start, properties: o.kept })),
+                cal.overrides.map((o) => ({
+                  ...o.body,
+                  recurrence_id: seriesId,
+                  occurrence_start: o.occurrence_start,
+                  properties: o.kept,
+                })),
                 { source: 'dav' },
               )
             : { created: [], failed: [] }

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto'
 import { HttpError } from '../../core/plugin-api.js'
 import type { ApiRecord, StoredProperty } from '../records/public.js'
-import { type Component, escapeText, parseComponents, parseContentLine, splitEscaped, unescapeText } from '../records/formats/content-line.js'
+import {
+  type Component,
+  escapeText,
+  parseComponents,
+  parseContentLine,
+  splitEscaped,
+  unescapeText,
+} from '../records/formats/content-line.js'
 import { parseICalendar } from '../records/formats/ics-parse.js'
 import { serializeICalendar } from '../records/formats/ics-serialize.js'
 import type { ContactRecord, EventRecord } from '../records/formats/types.js'
@@ -75,7 +82,13 @@ export function readCard(text: string): ParsedCard {
   for (const cl of roots[0]?.properties ?? []) {
     if (cl.name === 'UID') uid = cl.value
     // N beyond family and given names (middle names, prefixes, suffixes): kept to be written back around them.
-    if (cl.name === 'N' && splitEscaped(cl.value, ';').slice(2).some((part) => part.trim())) kept.push(['N', [], cl.value])
+    if (
+      cl.name === 'N' &&
+      splitEscaped(cl.value, ';')
+        .slice(2)
+        .some((part) => part.trim())
+    )
+      kept.push(['N', [], cl.value])
     // VERSION is kept to answer in the client's version; X- lines also land in custom_fields, and are
     // written back under their own name (with the field's current value) rather than as X-HEARTH-FIELD.
     if (cl.name !== 'VERSION' && (CARD_MAPPED.has(cl.name) || cl.name.startsWith('X-HEARTH-'))) continue
@@ -173,8 +186,12 @@ export function readCalendar(text: string, zone: string, calendar: string): Pars
   const masters = parsed.entries.filter((e) => !e.record.series_uid)
   if (masters.length !== 1) throw bad('a calendar object needs exactly one VEVENT without RECURRENCE-ID')
   const bodyOf = (r: EventRecord) => {
-    const { series_uid: _s, occurrence_start: _o, recurrence_id: _r, ...rest } = withoutServerFields(r) as EventRecord &
-      Record<string, unknown>
+    const {
+      series_uid: _s,
+      occurrence_start: _o,
+      recurrence_id: _r,
+      ...rest
+    } = withoutServerFields(r) as EventRecord & Record<string, unknown>
     return { ...rest, calendar_name: calendar }
   }
   const master = masters[0] as (typeof parsed.entries)[number]
@@ -218,12 +235,18 @@ function detailsOf(vevent: Component | undefined): StoredProperty[] {
   if (Object.keys(attendees).length) out.push([ATTENDEE_DETAILS, [], escapeText(JSON.stringify(attendees))])
   const alarms = vevent.components
     .filter((c) => c.name === 'VALARM')
-    .map((alarm) => alarm.properties.filter((p) => !ALARM_MAPPED.has(p.name)).map((p) => [p.name, [...p.params], p.value] as StoredProperty))
+    .map((alarm) =>
+      alarm.properties.filter((p) => !ALARM_MAPPED.has(p.name)).map((p) => [p.name, [...p.params], p.value] as StoredProperty),
+    )
   if (alarms.some((a) => a.length)) out.push([ALARM_DETAILS, [], escapeText(JSON.stringify(alarms))])
   return out
 }
 
-const emailOf = (value: string) => unescapeText(value).trim().replace(/^mailto:/i, '').toLowerCase()
+const emailOf = (value: string) =>
+  unescapeText(value)
+    .trim()
+    .replace(/^mailto:/i, '')
+    .toLowerCase()
 
 export function writeCalendar(series: ApiRecord, overrides: ApiRecord[], kept: ReadonlyMap<string, StoredProperty[]>, now: number): string {
   const records = [series, ...overrides]
@@ -238,7 +261,11 @@ export function writeCalendar(series: ApiRecord, overrides: ApiRecord[], kept: R
       const line = lines.find(([n]) => n === name)
       return line ? (JSON.parse(unescapeText(line[2])) as T) : fallback
     }
-    return { attendees: read<Record<string, Params>>(ATTENDEE_DETAILS, {}), alarms: read<StoredProperty[][]>(ALARM_DETAILS, []), reminders: (r.reminders as unknown[]).length }
+    return {
+      attendees: read<Record<string, Params>>(ATTENDEE_DETAILS, {}),
+      alarms: read<StoredProperty[][]>(ALARM_DETAILS, []),
+      reminders: (r.reminders as unknown[]).length,
+    }
   })
   const text = serializeICalendar(records as unknown as Array<EventRecord & { id: string }>, now, plain)
   if (details.every((d) => !Object.keys(d.attendees).length && !d.alarms.length)) return text
@@ -255,14 +282,17 @@ export function writeCalendar(series: ApiRecord, overrides: ApiRecord[], kept: R
     if (d && line.startsWith('ATTENDEE')) {
       const cl = parseContentLine(0, line)
       const extra = d.attendees[emailOf(cl.value)]
-      out.push(extra ? propertyLine('ATTENDEE', [...[...cl.params].filter(([k]) => ATTENDEE_MAPPED.has(k)), ...extra], cl.value) : foldLine(line))
+      out.push(
+        extra ? propertyLine('ATTENDEE', [...[...cl.params].filter(([k]) => ATTENDEE_MAPPED.has(k)), ...extra], cl.value) : foldLine(line),
+      )
       continue
     }
     out.push(foldLine(line))
     if (d && line === 'BEGIN:VALARM') {
       alarm++
       // The alarms' own lines apply while the reminders are the ones the client wrote (same count).
-      if (d.alarms.length === d.reminders) for (const [name, params, value] of d.alarms[alarm] ?? []) out.push(propertyLine(name, params, value))
+      if (d.alarms.length === d.reminders)
+        for (const [name, params, value] of d.alarms[alarm] ?? []) out.push(propertyLine(name, params, value))
     }
   }
   return `${out.join('\r\n')}\r\n`

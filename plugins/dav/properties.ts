@@ -57,8 +57,7 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.dav}principal-URL`]: (_c, t) => (t.type === 'principal' ? xml(href(PRINCIPAL)) : undefined),
   [`${NS.dav}owner`]: (_c, t) => (t.type === 'collection' ? xml(href(PRINCIPAL)) : undefined),
   [`${NS.dav}principal-collection-set`]: () => xml(href('/dav/')),
-  [`${NS.dav}current-user-privilege-set`]: () =>
-    xml(PRIVILEGES.map((p) => el(NS.dav, 'privilege', el(NS.dav, p))).join('')),
+  [`${NS.dav}current-user-privilege-set`]: () => xml(PRIVILEGES.map((p) => el(NS.dav, 'privilege', el(NS.dav, p))).join('')),
   [`${NS.dav}supported-report-set`]: (_c, t) =>
     t.type === 'collection'
       ? xml(
@@ -70,11 +69,12 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.caldav}calendar-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(CALENDAR_HOME)) : undefined),
   [`${NS.carddav}addressbook-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(ADDRESSBOOK_HOME)) : undefined),
   [`${NS.caldav}calendar-user-address-set`]: (c, t) => (t.type === 'principal' ? xml(href(`mailto:${c.email}`)) : undefined),
-  [`${NS.caldav}supported-calendar-component-set`]: (_c, t) =>
-    calendarOf(t) ? xml('<c:comp name="VEVENT"/>') : undefined,
+  [`${NS.caldav}supported-calendar-component-set`]: (_c, t) => (calendarOf(t) ? xml('<c:comp name="VEVENT"/>') : undefined),
   [`${NS.carddav}supported-address-data`]: (_c, t) =>
     bookOf(t)
-      ? xml('<card:address-data-type content-type="text/vcard" version="3.0"/><card:address-data-type content-type="text/vcard" version="4.0"/>')
+      ? xml(
+          '<card:address-data-type content-type="text/vcard" version="3.0"/><card:address-data-type content-type="text/vcard" version="4.0"/>',
+        )
       : undefined,
   [`${NS.caldav}max-resource-size`]: (_c, t) => (calendarOf(t) ? String(MAX_OBJECT_BYTES) : undefined),
   [`${NS.carddav}max-resource-size`]: (_c, t) => (bookOf(t) ? String(MAX_OBJECT_BYTES) : undefined),
@@ -106,13 +106,15 @@ export function requested(root: XmlNode | null): Requested {
 }
 
 /** The found and missing properties of one resource. */
-export function propsOf(ctx: PropContext, target: Target, want: Requested, obj?: DavObject): { found: PropResult[]; missing: PropResult[] } {
+export function propsOf(
+  ctx: PropContext,
+  target: Target,
+  want: Requested,
+  obj?: DavObject,
+): { found: PropResult[]; missing: PropResult[] } {
   const found: PropResult[] = []
   const missing: PropResult[] = []
-  const names =
-    'names' in want
-      ? want.names
-      : ALLPROP.map((k) => [k.slice(0, splitKey(k)), k.slice(splitKey(k))] as [string, string])
+  const names = 'names' in want ? want.names : ALLPROP.map((k) => [k.slice(0, splitKey(k)), k.slice(splitKey(k))] as [string, string])
   for (const [ns, name] of names) {
     const value = GETTERS[`${ns}${name}`]?.(ctx, target, obj)
     if (value === undefined || value === null) {

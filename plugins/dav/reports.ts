@@ -105,7 +105,8 @@ function timeRange(filter: XmlNode | undefined): { from: number; to: number } | 
   if (!range) return null
   const from = range.attrs.start ? icsInstant(range.attrs.start) : -8.64e15
   const to = range.attrs.end ? icsInstant(range.attrs.end) : 8.64e15
-  if (Number.isNaN(from) || Number.isNaN(to)) throw new HttpError('VALIDATION_ERROR', 'time-range start/end must be UTC date-times', { field: 'time-range', constraint: 'format' })
+  if (Number.isNaN(from) || Number.isNaN(to))
+    throw new HttpError('VALIDATION_ERROR', 'time-range start/end must be UTC date-times', { field: 'time-range', constraint: 'format' })
   return { from, to }
 }
 
@@ -132,7 +133,13 @@ function cardMatches(text: string, filter: XmlNode): boolean {
       const type = m.attrs['match-type'] ?? 'contains'
       const hit = values.some((v) => {
         const hay = v.toLowerCase()
-        return type === 'equals' ? hay === needle : type === 'starts-with' ? hay.startsWith(needle) : type === 'ends-with' ? hay.endsWith(needle) : hay.includes(needle)
+        return type === 'equals'
+          ? hay === needle
+          : type === 'starts-with'
+            ? hay.startsWith(needle)
+            : type === 'ends-with'
+              ? hay.endsWith(needle)
+              : hay.includes(needle)
       })
       return m.attrs['negate-condition'] === 'yes' ? !hit : hit
     }

@@ -33,7 +33,11 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
   async function dispatch(req: FastifyRequest, reply: FastifyReply) {
     reply.header('dav', DAV_HEADER)
     if (req.method === 'OPTIONS') {
-      return reply.code(200).header('allow', [...METHODS, 'HEAD'].join(', ')).header('content-length', '0').send()
+      return reply
+        .code(200)
+        .header('allow', [...METHODS, 'HEAD'].join(', '))
+        .header('content-length', '0')
+        .send()
     }
     const auth = api.auth.basic(req.headers.authorization, req.ip, 'dav')
     const userId = auth.userId as string
@@ -41,7 +45,8 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
     const target = resolve(rest)
     if (!target) {
       // Writing below a collection that does not exist: the parent is missing (RFC 4918 9.3.1, 9.7.1).
-      if (req.method === 'PUT' || req.method === 'MKCOL' || req.method === 'MKCALENDAR') throw new HttpError('CONFLICT', 'The parent collection does not exist')
+      if (req.method === 'PUT' || req.method === 'MKCOL' || req.method === 'MKCALENDAR')
+        throw new HttpError('CONFLICT', 'The parent collection does not exist')
       throw new HttpError('NOT_FOUND', 'No such DAV resource')
     }
     const body = typeof req.body === 'string' ? req.body : ''
@@ -73,11 +78,14 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
       case 'PROPPATCH': {
         const root = xmlBody(body, NS.dav, 'propertyupdate', false) as XmlNode
         // Hearth keeps no dead properties: every change is refused, by name (RFC 4918 9.2).
-        const names = root.children.flatMap((op) => op.children.flatMap((p) => p.children.map((c) => ({ ns: c.ns, name: c.name, value: null }))))
+        const names = root.children.flatMap((op) =>
+          op.children.flatMap((p) => p.children.map((c) => ({ ns: c.ns, name: c.name, value: null }))),
+        )
         return xml(reply, 207, multistatus([response(req.url.split('?')[0] ?? ROOT, [], names, 403)]))
       }
       case 'REPORT': {
-        if (target.type !== 'collection' || !exists(target.collection)) throw new HttpError('NOT_FOUND', 'REPORT applies to a calendar or the address book')
+        if (target.type !== 'collection' || !exists(target.collection))
+          throw new HttpError('NOT_FOUND', 'REPORT applies to a calendar or the address book')
         const answer = report(ctx, objects, target.collection, xmlBody(body, '', '', false) as XmlNode)
         return xml(reply, answer.status, answer.body)
       }
@@ -95,7 +103,8 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
         if (target.type !== 'collection' || target.collection.kind !== 'event')
           throw new HttpError('FORBIDDEN', 'Only calendars can be created, under /dav/calendars/')
         if (exists(target.collection)) throw new HttpError('METHOD_NOT_ALLOWED', 'That calendar exists')
-        if (target.collection.name.length > 200) throw new HttpError('VALIDATION_ERROR', 'calendar name too long', { field: 'name', constraint: 'maxLength' })
+        if (target.collection.name.length > 200)
+          throw new HttpError('VALIDATION_ERROR', 'calendar name too long', { field: 'name', constraint: 'maxLength' })
         store.addCalendar(userId, target.collection.name, new Date(api.now()).toISOString())
         return reply.code(201).header('content-length', '0').send()
       }
@@ -114,9 +123,13 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
         if (target.type !== 'object') throw new HttpError('METHOD_NOT_ALLOWED', 'PUT a vCard or iCalendar object into a collection')
         if (!exists(target.collection)) throw new HttpError('CONFLICT', 'No such calendar: create it with MKCALENDAR first')
         const type = String(req.headers['content-type'] ?? '').toLowerCase()
-        if (type.includes('json') || type.startsWith('multipart/')) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'PUT text/vcard or text/calendar')
+        if (type.includes('json') || type.startsWith('multipart/'))
+          throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'PUT text/vcard or text/calendar')
         const result = objects.put(userId, target.collection, target.name, body, header(req, 'if-match'), header(req, 'if-none-match'))
-        return reply.code(result.created ? 201 : 204).header('etag', result.etag).send()
+        return reply
+          .code(result.created ? 201 : 204)
+          .header('etag', result.etag)
+          .send()
       }
       case 'DELETE': {
         if (target.type === 'object') {
@@ -215,6 +228,7 @@ function xmlBody(body: string, ns: string, name: string, optional: boolean): Xml
     if (err instanceof XmlError) throw new HttpError('VALIDATION_ERROR', err.message, { field: 'body', constraint: 'xml' })
     throw err
   }
-  if (name && !is(root, ns, name)) throw new HttpError('VALIDATION_ERROR', `expected a ${name} element`, { field: 'body', constraint: 'xml' })
+  if (name && !is(root, ns, name))
+    throw new HttpError('VALIDATION_ERROR', `expected a ${name} element`, { field: 'body', constraint: 'xml' })
   return root
 }

@@ -22,14 +22,29 @@ const pct = (xs: number[], p: number) => {
 export async function benchDav(): Promise<Record<string, number | string>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-dav-'))
   const app = await buildApp({
-    env: { HEARTH_DATA_DIR: dataDir, HEARTH_LOG_LEVEL: 'silent', HEARTH_DNS_PORT: '0', HEARTH_CADDY_ADMIN: 'http://127.0.0.1:1', HEARTH_PLUGINS_DIR: '', HEARTH_RATE_LIMIT: '100000000' },
+    env: {
+      HEARTH_DATA_DIR: dataDir,
+      HEARTH_LOG_LEVEL: 'silent',
+      HEARTH_DNS_PORT: '0',
+      HEARTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+      HEARTH_PLUGINS_DIR: '',
+      HEARTH_RATE_LIMIT: '100000000',
+    },
   })
   try {
-    const setup = await app.inject({ method: 'POST', url: '/api/v1/auth/setup', payload: { email: 'bench@example.test', password: 'correct horse battery' } })
+    const setup = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/setup',
+      payload: { email: 'bench@example.test', password: 'correct horse battery' },
+    })
     const token = setup.json().data.accessToken as string
     const bearer = { authorization: `Bearer ${token}` }
-    const key = (await app.inject({ method: 'POST', url: '/api/v1/admin/api-keys', headers: bearer, payload: { scope: 'dav' } })).json().data.key
-    const basic = { authorization: `Basic ${Buffer.from(`bench@example.test:${key}`).toString('base64')}`, 'content-type': 'application/xml' }
+    const key = (await app.inject({ method: 'POST', url: '/api/v1/admin/api-keys', headers: bearer, payload: { scope: 'dav' } })).json()
+      .data.key
+    const basic = {
+      authorization: `Basic ${Buffer.from(`bench@example.test:${key}`).toString('base64')}`,
+      'content-type': 'application/xml',
+    }
 
     const ids: string[] = []
     for (let i = 0; i < CONTACTS; i++) {
@@ -47,7 +62,11 @@ export async function benchDav(): Promise<Record<string, number | string>> {
         method: 'POST',
         url: '/api/v1/events',
         headers: bearer,
-        payload: { title: `Weekly ${i}`, start_at: `2026-01-${day}T${String(8 + (i % 10)).padStart(2, '0')}:00:00Z`, recurrence: { freq: 'WEEKLY' } },
+        payload: {
+          title: `Weekly ${i}`,
+          start_at: `2026-01-${day}T${String(8 + (i % 10)).padStart(2, '0')}:00:00Z`,
+          recurrence: { freq: 'WEEKLY' },
+        },
       })
     }
     const sync = (token = '') =>
@@ -73,7 +92,12 @@ export async function benchDav(): Promise<Record<string, number | string>> {
     let changed = 0
     for (let run = 0; run < 30; run++) {
       for (let c = 0; c < 10; c++) {
-        await app.inject({ method: 'PATCH', url: `/api/v1/contacts/${ids[(run * 10 + c) % ids.length]}`, headers: bearer, payload: { job_title: `Job ${run}` } })
+        await app.inject({
+          method: 'PATCH',
+          url: `/api/v1/contacts/${ids[(run * 10 + c) % ids.length]}`,
+          headers: bearer,
+          payload: { job_title: `Job ${run}` },
+        })
       }
       const r = await report('/dav/addressbooks/contacts/', sync(last))
       delta.push(r.ms)

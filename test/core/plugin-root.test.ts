@@ -4,12 +4,14 @@ import { apiKey, build, owner } from '../helper.js'
 
 /** Plugin API 1.1: `root: true` mounts a plugin's routes at the server's root; `api.auth.basic` signs in by HTTP Basic. */
 const rooted = definePlugin({ name: 'rooted', version: '1.0.0', apiVersion: '^1.1.0', root: true, prefix: '/proto' }, async (app, api) => {
+  app.get('/hello', { config: { auth: false, envelope: 'none' }, schema: { hide: true } }, async (req) => ({
+    hello: api.auth.basic(req.headers.authorization, req.ip, 'dav').email,
+  }))
   app.get(
-    '/hello',
-    { config: { auth: false, envelope: 'none' }, schema: { hide: true } },
-    async (req) => ({ hello: api.auth.basic(req.headers.authorization, req.ip, 'dav').email }),
+    '/guarded',
+    { schema: { summary: 'A guarded root route', response: { 200: Type.Object({ ok: Type.Boolean() }) } } },
+    async () => ({ ok: true }),
   )
-  app.get('/guarded', { schema: { summary: 'A guarded root route', response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
 })
 
 t.test('root: true mounts at /<prefix>, not under /api/v1; routes keep the pipeline', async (t) => {
@@ -28,6 +30,10 @@ t.test('root: true mounts at /<prefix>, not under /api/v1; routes keep the pipel
   const guarded = await app.inject({ method: 'GET', url: '/proto/guarded', headers: { authorization: `Bearer ${o.token}` } })
   t.same(guarded.json(), { data: { ok: true } }, 'and the envelope')
   const other = await apiKey(app, o.token, { scope: 'system' })
-  const wrongScope = await app.inject({ method: 'GET', url: '/proto/hello', headers: { authorization: `Basic ${Buffer.from(`${o.email}:${other}`).toString('base64')}` } })
+  const wrongScope = await app.inject({
+    method: 'GET',
+    url: '/proto/hello',
+    headers: { authorization: `Basic ${Buffer.from(`${o.email}:${other}`).toString('base64')}` },
+  })
   t.equal(wrongScope.statusCode, 401, 'a key of another scope does not sign in by Basic')
 })

@@ -78,7 +78,10 @@ export async function startDaemon(t: TestContext, env: Record<string, string> = 
   const call = async (method: string, path: string, body?: unknown, token?: string) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     })
     const text = await res.text()

@@ -9,7 +9,12 @@ export interface DavBench {
   email: string
   key: string
   basic: Record<string, string>
-  dav(method: string, url: string, body?: string, headers?: Record<string, string>): Promise<{ status: number; body: string; headers: Record<string, unknown> }>
+  dav(
+    method: string,
+    url: string,
+    body?: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: string; headers: Record<string, unknown> }>
   json(method: string, url: string, payload?: unknown): Promise<{ status: number; body: any }>
 }
 
@@ -36,7 +41,12 @@ export async function davBench(t: TestContext, env: Record<string, string> = {})
       return { status: res.statusCode, body: res.body, headers: res.headers }
     },
     async json(method, url, payload) {
-      const res = await app.inject({ method: method as 'GET', url, headers: auth(o.token), ...(payload !== undefined ? { payload: payload as object } : {}) })
+      const res = await app.inject({
+        method: method as 'GET',
+        url,
+        headers: auth(o.token),
+        ...(payload !== undefined ? { payload: payload as object } : {}),
+      })
       return { status: res.statusCode, body: res.body ? res.json() : null }
     },
   }

@@ -13,9 +13,39 @@ import { davBench } from './dav-app.js'
 const fixture = (name: string) => readFileSync(sourcePath(import.meta.url, `fixtures/${name}`), 'utf8')
 
 /** Written by Hearth anew on every change (stamps, product id, Hearth's own markers, the zone table). */
-const REGENERATED = new Set(['PRODID', 'REV', 'DTSTAMP', 'LAST-MODIFIED', 'CREATED', 'CALSCALE', 'VERSION', 'CATEGORIES', 'X-HEARTH-CALENDAR', 'X-HEARTH-SOURCE'])
+const REGENERATED = new Set([
+  'PRODID',
+  'REV',
+  'DTSTAMP',
+  'LAST-MODIFIED',
+  'CREATED',
+  'CALSCALE',
+  'VERSION',
+  'CATEGORIES',
+  'X-HEARTH-CALENDAR',
+  'X-HEARTH-SOURCE',
+])
 /** Mapped to Hearth fields: compared by value (Hearth writes its own parameters). */
-const BY_VALUE = new Set(['FN', 'N', 'ORG', 'TITLE', 'EMAIL', 'TEL', 'ADR', 'NOTE', 'BDAY', 'NICKNAME', 'URL', 'SUMMARY', 'LOCATION', 'DESCRIPTION', 'STATUS', 'RECURRENCE-ID', 'TRIGGER', 'RRULE'])
+const BY_VALUE = new Set([
+  'FN',
+  'N',
+  'ORG',
+  'TITLE',
+  'EMAIL',
+  'TEL',
+  'ADR',
+  'NOTE',
+  'BDAY',
+  'NICKNAME',
+  'URL',
+  'SUMMARY',
+  'LOCATION',
+  'DESCRIPTION',
+  'STATUS',
+  'RECURRENCE-ID',
+  'TRIGGER',
+  'RRULE',
+])
 
 interface Flat {
   path: string
@@ -37,13 +67,17 @@ function flatten(text: string): Flat[] {
 }
 
 const exact = (l: ContentLine) =>
-  `${l.group ? `${l.group.toLowerCase()}.` : ''}${l.name};${[...l.params].map(([k, v]) => `${k}=${v.join(',')}`).sort().join(';')}:${l.value}`
+  `${l.group ? `${l.group.toLowerCase()}.` : ''}${l.name};${[...l.params]
+    .map(([k, v]) => `${k}=${v.join(',')}`)
+    .sort()
+    .join(';')}:${l.value}`
 const byValue = (l: ContentLine) => `${l.name}:${normalise(l)}`
 function normalise(l: ContentLine): string {
   const v = unescapeText(l.value).trim()
   if (l.name === 'TEL') return v.replace(/^tel:/i, '')
   if (l.name === 'BDAY') return v.replace(/-/g, '')
-  if (l.name === 'TRIGGER') return v.replace(/^-P(T?)(\d+)([DHM])$/, (_m, _t, n, u) => `${Number(n) * (u === 'D' ? 1440 : u === 'H' ? 60 : 1)}m`)
+  if (l.name === 'TRIGGER')
+    return v.replace(/^-P(T?)(\d+)([DHM])$/, (_m, _t, n, u) => `${Number(n) * (u === 'D' ? 1440 : u === 'H' ? 60 : 1)}m`)
   if (l.name === 'N' || l.name === 'ORG') return v.replace(/;+$/, '')
   if (l.name === 'RRULE') return l.value.split(';').sort().join(';')
   return v
@@ -65,11 +99,41 @@ function missing(original: string, answer: string, changed: Set<string>): string
 }
 
 const cases = [
-  { file: 'ios-contact.vcf', url: '/dav/addressbooks/contacts/7A9E2B6C.vcf', resource: 'contacts', patch: { job_title: 'Distinguished Engineer' }, changed: ['TITLE'] },
-  { file: 'davx5-contact.vcf', url: '/dav/addressbooks/contacts/4f6b3c2a.vcf', resource: 'contacts', patch: { company: 'Institut du Radium' }, changed: ['ORG'] },
-  { file: 'thunderbird-event.ics', url: '/dav/calendars/default/b6f1c0de.ics', resource: 'events', patch: { location: 'The Bird and Baby' }, changed: ['LOCATION'] },
-  { file: 'ios-event.ics', url: '/dav/calendars/default/3E1B0F5A.ics', resource: 'events', patch: { title: 'Brunch with Sam and Alex' }, changed: ['SUMMARY'] },
-  { file: 'davx5-event.ics', url: '/dav/calendars/default/e2a9f1c4.ics', resource: 'events', patch: { description: 'Pack the tent and the stove' }, changed: ['DESCRIPTION'] },
+  {
+    file: 'ios-contact.vcf',
+    url: '/dav/addressbooks/contacts/7A9E2B6C.vcf',
+    resource: 'contacts',
+    patch: { job_title: 'Distinguished Engineer' },
+    changed: ['TITLE'],
+  },
+  {
+    file: 'davx5-contact.vcf',
+    url: '/dav/addressbooks/contacts/4f6b3c2a.vcf',
+    resource: 'contacts',
+    patch: { company: 'Institut du Radium' },
+    changed: ['ORG'],
+  },
+  {
+    file: 'thunderbird-event.ics',
+    url: '/dav/calendars/default/b6f1c0de.ics',
+    resource: 'events',
+    patch: { location: 'The Bird and Baby' },
+    changed: ['LOCATION'],
+  },
+  {
+    file: 'ios-event.ics',
+    url: '/dav/calendars/default/3E1B0F5A.ics',
+    resource: 'events',
+    patch: { title: 'Brunch with Sam and Alex' },
+    changed: ['SUMMARY'],
+  },
+  {
+    file: 'davx5-event.ics',
+    url: '/dav/calendars/default/e2a9f1c4.ics',
+    resource: 'events',
+    patch: { description: 'Pack the tent and the stove' },
+    changed: ['DESCRIPTION'],
+  },
 ]
 
 for (const c of cases) {
@@ -82,10 +146,16 @@ for (const c of cases) {
 
     const unchanged = await b.dav('GET', c.url)
     t.equal(unchanged.headers.etag, put.headers.etag)
-    t.same(flatten(unchanged.body).map((f) => exact(f.line)), flatten(text).map((f) => exact(f.line)), 'unchanged: every property as written')
+    t.same(
+      flatten(unchanged.body).map((f) => exact(f.line)),
+      flatten(text).map((f) => exact(f.line)),
+      'unchanged: every property as written',
+    )
 
     // A change on the JSON side: the record's main (series) entry.
-    const list = (await b.json('GET', `/api/v1/${c.resource}?limit=100`)).body.data.filter((r: { recurrence_id?: string | null }) => !r.recurrence_id)
+    const list = (await b.json('GET', `/api/v1/${c.resource}?limit=100`)).body.data.filter(
+      (r: { recurrence_id?: string | null }) => !r.recurrence_id,
+    )
     t.equal(list.length, 1)
     t.equal((await b.json('PATCH', `/api/v1/${c.resource}/${list[0].id}`, c.patch)).status, 200)
     const after = await b.dav('GET', c.url)

@@ -18,16 +18,26 @@ t.test('discovery: well-known redirects, the root names the principal, the princ
   t.equal(root.status, 207)
   t.match(root.body, '<d:current-user-principal><d:href>/dav/principal/</d:href></d:current-user-principal>')
 
-  const principal = await b.dav('PROPFIND', '/dav/principal/', PROPFIND('c:calendar-home-set', 'card:addressbook-home-set', 'd:resourcetype', 'd:foo'), {
-    depth: '0',
-  })
+  const principal = await b.dav(
+    'PROPFIND',
+    '/dav/principal/',
+    PROPFIND('c:calendar-home-set', 'card:addressbook-home-set', 'd:resourcetype', 'd:foo'),
+    {
+      depth: '0',
+    },
+  )
   t.match(principal.body, '<c:calendar-home-set><d:href>/dav/calendars/</d:href></c:calendar-home-set>')
   t.match(principal.body, '<card:addressbook-home-set><d:href>/dav/addressbooks/</d:href></card:addressbook-home-set>')
   t.match(principal.body, /<d:prop><d:foo\/><\/d:prop><d:status>HTTP\/1.1 404 Not Found/, 'unknown properties are reported missing')
 
-  const home = await b.dav('PROPFIND', '/dav/calendars/', PROPFIND('d:resourcetype', 'c:supported-calendar-component-set', 'cs:getctag', 'd:sync-token'), {
-    depth: '1',
-  })
+  const home = await b.dav(
+    'PROPFIND',
+    '/dav/calendars/',
+    PROPFIND('d:resourcetype', 'c:supported-calendar-component-set', 'cs:getctag', 'd:sync-token'),
+    {
+      depth: '1',
+    },
+  )
   t.same([...hrefs(home.body).keys()], ['/dav/calendars/', '/dav/calendars/default/'])
   t.match(home.body, '<c:supported-calendar-component-set><c:comp name="VEVENT"/></c:supported-calendar-component-set>')
   t.match(home.body, '<d:resourcetype><d:collection/><c:calendar/></d:resourcetype>')
@@ -206,7 +216,11 @@ t.test('MKCALENDAR, calendar-query over recurrences, multiget, and the same even
 
   const weekly = VEVENT('w1', 'Weekly', '20260105T090000Z', 'RRULE:FREQ=WEEKLY;BYDAY=MO\r\n')
   t.equal((await b.dav('PUT', '/dav/calendars/work/weekly.ics', weekly, { 'content-type': 'text/calendar' })).status, 201)
-  t.equal((await b.dav('PUT', '/dav/calendars/work/once.ics', VEVENT('o1', 'Once', '20260304T120000Z'), { 'content-type': 'text/calendar' })).status, 201)
+  t.equal(
+    (await b.dav('PUT', '/dav/calendars/work/once.ics', VEVENT('o1', 'Once', '20260304T120000Z'), { 'content-type': 'text/calendar' }))
+      .status,
+    201,
+  )
   t.same(seen, ['event.created', 'event.created'])
   const events = (await b.json('GET', '/api/v1/events?calendar_name=work&limit=100')).body.data
   t.equal(events.filter((e: { recurrence_id: string | null }) => !e.recurrence_id).length, 2)
@@ -224,10 +238,13 @@ t.test('MKCALENDAR, calendar-query over recurrences, multiget, and the same even
 
   const multiget = `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop><d:href>/dav/calendars/work/weekly.ics</d:href><d:href>/dav/calendars/work/missing.ics</d:href></c:calendar-multiget>`
   res = await b.dav('REPORT', '/dav/calendars/work/', multiget)
-  t.same([...hrefs(res.body)], [
-    ['/dav/calendars/work/weekly.ics', 200],
-    ['/dav/calendars/work/missing.ics', 404],
-  ])
+  t.same(
+    [...hrefs(res.body)],
+    [
+      ['/dav/calendars/work/weekly.ics', 200],
+      ['/dav/calendars/work/missing.ics', 404],
+    ],
+  )
   t.match(res.body, 'RRULE:FREQ=WEEKLY;BYDAY=MO')
   t.equal((await b.dav('REPORT', '/dav/calendars/work/', '<d:expand-property xmlns:d="DAV:"/>')).status, 403)
 })
@@ -236,7 +253,11 @@ t.test('users are isolated: one user never reaches another one objects', async (
   const b = await davBench(t)
   await b.dav('PUT', '/dav/addressbooks/contacts/mine.vcf', VCARD('m', 'Mine'), { 'content-type': 'text/vcard' })
   const invite = await b.json('POST', '/api/v1/admin/invitations', { email: 'other@example.test', role: 'user' })
-  const reg = await b.app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { token: invite.body.data.token, password: 'another good password' } })
+  const reg = await b.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/register',
+    payload: { token: invite.body.data.token, password: 'another good password' },
+  })
   const other = reg.json().data.user.id
   const key = await apiKey(b.app, b.token, { scope: 'dav', user_id: other })
   const as = basicHeader('other@example.test', key)

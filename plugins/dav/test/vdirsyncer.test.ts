@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { type Daemon, hasTool, startDaemon } from './daemon.js'
+import { hasTool, startDaemon } from './daemon.js'
 
 /**
  * vdirsyncer (Debian's package) syncing a local folder both ways with a daemon: discovery from the
@@ -66,7 +66,8 @@ password = "${d.key}"
     // vdirsyncer refuses to sync a side emptied completely).
     await d.json('POST', '/api/v1/contacts', { display_name: 'Keeper' })
     await d.json('POST', '/api/v1/events', { title: 'Keeper', start_at: '2026-04-01T10:00:00Z' })
-    const ann = (await d.json('POST', '/api/v1/contacts', { display_name: 'Ann Remote', emails: [{ address: 'ann@example.test' }] })).body.data
+    const ann = (await d.json('POST', '/api/v1/contacts', { display_name: 'Ann Remote', emails: [{ address: 'ann@example.test' }] })).body
+      .data
     const gym = (await d.json('POST', '/api/v1/events', { title: 'Gym', start_at: '2026-03-02T18:00:00Z' })).body.data
     run('discover')
     run('sync')
@@ -120,7 +121,10 @@ password = "${d.key}"
     t.equal((await d.json('GET', `/api/v1/contacts/${bob.id}`)).status, 404, 'a local delete reached Hearth')
     t.equal((await d.json('GET', `/api/v1/events/${dentist.id}`)).status, 404)
     contacts = (await d.json('GET', '/api/v1/contacts?only_deleted=true')).body.data
-    t.ok(contacts.some((c: { id: string }) => c.id === bob.id), 'into the trash, as the JSON API deletes')
+    t.ok(
+      contacts.some((c: { id: string }) => c.id === bob.id),
+      'into the trash, as the JSON API deletes',
+    )
 
     // Remote delete.
     await d.json('DELETE', `/api/v1/contacts/${ann.id}`)
