@@ -33,6 +33,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
   const { service } = records
   /** The object a PUT is writing: its created record takes the name the client chose. */
   let writing: { userId: string; kind: Kind; collection: string; name: string } | null = null
+  /** Users whose calendar names were read from their events (records older than this plugin). */
+  const listed = new Set<string>()
 
   const collectionOf = (kind: Kind, record: ApiRecord) => (kind === 'card' ? ADDRESS_BOOK : String(record.calendar_name))
 
@@ -88,6 +90,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       store.move(userId, id, collection)
     }
     if (!row) store.place({ record_id: id, user_id: userId, kind, collection, name, main: 1, original: null, original_etag: null })
+    // Every calendar_name an event takes is a calendar (kept, like MKCALENDAR's, once emptied).
+    if (kind === 'event' && !record.deleted_at) store.addCalendar(userId, collection, new Date(now()).toISOString())
     store.log(userId, kind, collection, name, Boolean(record.deleted_at))
   }
 
@@ -213,10 +217,15 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     members,
     find,
     render,
+    /** The user's calendars: 'default', MKCALENDAR's and every calendar_name events took (read from the events once per process). */
     calendars(userId: string): string[] {
-      const names = new Set(['default', ...store.calendars(userId)])
-      for (const r of service.listAll(userId, 'events')) names.add(String(r.calendar_name))
-      return [...names].sort()
+      if (!listed.has(userId)) {
+        const at = new Date(now()).toISOString()
+        for (const r of service.listAll(userId, 'events')) if (!r.recurrence_id) store.addCalendar(userId, String(r.calendar_name), at)
+        if (listed.size > 10_000) listed.clear()
+        listed.add(userId)
+      }
+      return [...new Set(['default', ...store.calendars(userId)])].sort()
     },
 
     /** PUT: creates or replaces the object; answers whether it was created and its new ETag. */
