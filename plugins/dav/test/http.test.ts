@@ -274,3 +274,91 @@ t.test('users are isolated: one user never reaches another one objects', async (
   t.equal(put.statusCode, 201, 'the same name in another user address book is another object')
   t.match((await b.dav('GET', '/dav/addressbooks/contacts/mine.vcf')).body, 'FN:Mine')
 })
+
+t.test('a series with overridden occurrences: replaced by PUT, and an override made on the JSON side shows in the object', async (t) => {
+  const b = await davBench(t)
+  const url = '/dav/calendars/default/series.ics'
+  const series = (overrides: string) =>
+    `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:s1\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260105T090000Z\r\nDTEND:20260105T100000Z\r\nRRULE:FREQ=WEEKLY;BYDAY=MO\r\nSUMMARY:Standup\r\nEND:VEVENT\r\n${overrides}END:VCALENDAR\r\n`
+  const override = (rid: string, start: string, summary: string) =>
+    `BEGIN:VEVENT\r\nUID:s1\r\nDTSTAMP:20260101T000000Z\r\nRECURRENCE-ID:${rid}\r\nDTSTART:${start}\r\nDURATION:PT1H\r\nSUMMARY:${summary}\r\nEND:VEVENT\r\n`
+  const first = await b.dav('PUT', url, series(override('20260112T090000Z', '20260112T110000Z', 'Moved')), {
+    'content-type': 'text/calendar',
+  })
+  t.equal(first.status, 201)
+  const sync0 = tokenOf((await b.dav('REPORT', '/dav/calendars/default/', SYNC())).body)
+  const overridesNow = async () =>
+    (await b.json('GET', '/api/v1/events?limit=100')).body.data
+      .filter((e: { recurrence_id: string | null }) => e.recurrence_id)
+      .map((e: { title: string; occurrence_start: string }) => [e.title, e.occurrence_start])
+  t.same(await overridesNow(), [['Moved', '2026-01-12T09:00:00.000Z']])
+
+  // The client replaces the object: one override changed, one added.
+  const next = series(
+    override('20260112T090000Z', '20260112T120000Z', 'Moved again') + override('20260119T090000Z', '20260119T090000Z', 'Retro'),
+  )
+  const second = await b.dav('PUT', url, next, { 'content-type': 'text/calendar', 'if-match': first.headers.etag as string })
+  t.equal(second.status, 204)
+  t.same((await overridesNow()).sort(), [
+    ['Moved again', '2026-01-12T09:00:00.000Z'],
+    ['Retro', '2026-01-19T09:00:00.000Z'],
+  ])
+  t.equal((await b.dav('GET', url)).body, next, 'unchanged since: the object as written')
+  const changes = await b.dav('REPORT', '/dav/calendars/default/', SYNC(sync0))
+  t.same([...hrefs(changes.body)], [[url, 200]], 'one object changed, under its own name')
+
+  // An occurrence changed through the JSON API becomes a RECURRENCE-ID in the object.
+  const id = (await b.json('GET', '/api/v1/events?limit=100')).body.data.find((e: { recurrence_id: string | null }) => !e.recurrence_id).id
+  const patched = await b.json('PATCH', `/api/v1/events/${id}?scope=this&occurrence_start=2026-01-26T09:00:00.000Z`, { title: 'Offsite' })
+  t.equal(patched.status, 200)
+  const got = (await b.dav('GET', url)).body
+  t.match(got, /RECURRENCE-ID:20260126T090000Z\r\n[\s\S]*SUMMARY:Offsite/)
+  t.match(got, 'UID:s1')
+  t.equal((got.match(/BEGIN:VEVENT/g) ?? []).length, 4, 'the series and its three overrides')
+  t.equal(
+    got.match(/^UID:.*$/gm)?.every((l) => l === 'UID:s1'),
+    true,
+    'all under the client UID',
+  )
+})
+
+t.test('addressbook-query filters by property text; addressbook-multiget answers the cards', async (t) => {
+  const b = await davBench(t)
+  const put = (name: string, card: string) => b.dav('PUT', `/dav/addressbooks/contacts/${name}.vcf`, card, { 'content-type': 'text/vcard' })
+  await put('ann', VCARD('ann', 'Ann Archer', 'EMAIL:ann@work.example\r\n'))
+  await put('bob', VCARD('bob', 'Bob Baker', 'EMAIL:bob@home.example\r\n'))
+  const query = (filter: string, limit = '') =>
+    `<card:addressbook-query xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"><d:prop><d:getetag/><card:address-data/></d:prop><card:filter${filter}</card:filter>${limit}</card:addressbook-query>`
+  let res = await b.dav(
+    'REPORT',
+    '/dav/addressbooks/contacts/',
+    query('><card:prop-filter name="EMAIL"><card:text-match match-type="contains">work.example</card:text-match></card:prop-filter>'),
+  )
+  t.same([...hrefs(res.body).keys()], ['/dav/addressbooks/contacts/ann.vcf'])
+  t.match(res.body, 'FN:Ann Archer')
+  res = await b.dav(
+    'REPORT',
+    '/dav/addressbooks/contacts/',
+    query(
+      ' test="allof"><card:prop-filter name="FN"><card:text-match match-type="starts-with">bob</card:text-match></card:prop-filter><card:prop-filter name="NICKNAME"><card:is-not-defined/></card:prop-filter>',
+    ),
+  )
+  t.same([...hrefs(res.body).keys()], ['/dav/addressbooks/contacts/bob.vcf'])
+  res = await b.dav('REPORT', '/dav/addressbooks/contacts/', query('>', '<card:limit><card:nresults>1</card:nresults></card:limit>'))
+  t.equal(hrefs(res.body).size, 1, 'limit')
+  const multiget = `<card:addressbook-multiget xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"><d:prop><d:getetag/><card:address-data/></d:prop><d:href>/dav/addressbooks/contacts/ann.vcf</d:href><d:href>/dav/addressbooks/contacts/bob.vcf</d:href><d:href>/dav/calendars/default/x.ics</d:href></card:addressbook-multiget>`
+  res = await b.dav('REPORT', '/dav/addressbooks/contacts/', multiget)
+  t.same(
+    [...hrefs(res.body)],
+    [
+      ['/dav/addressbooks/contacts/ann.vcf', 200],
+      ['/dav/addressbooks/contacts/bob.vcf', 200],
+      ['/dav/calendars/default/x.ics', 404],
+    ],
+  )
+  t.equal(
+    (await b.dav('REPORT', '/dav/addressbooks/contacts/', '<c:calendar-query xmlns:c="urn:ietf:params:xml:ns:caldav"/>')).status,
+    403,
+    'a calendar report on the address book',
+  )
+})
