@@ -84,6 +84,7 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.dav}getetag`]: (_c, t, obj) => (t.type === 'object' && obj ? obj.etag : undefined),
   [`${NS.dav}getcontenttype`]: (_c, t) =>
     t.type === 'object' ? (t.collection.kind === 'card' ? CARD_TYPE : CALENDAR_TYPE) : isCollection(t) ? 'httpd/unix-directory' : undefined,
+  [`${NS.dav}getcontentlength`]: (c, t, obj) => (t.type === 'object' && obj ? String(Buffer.byteLength(c.text(obj))) : undefined),
   [`${NS.caldav}calendar-data`]: (c, t, obj) => (t.type === 'object' && t.collection.kind === 'event' && obj ? c.text(obj) : undefined),
   [`${NS.carddav}address-data`]: (c, t, obj) => (t.type === 'object' && t.collection.kind === 'card' && obj ? c.text(obj) : undefined),
 }
@@ -92,7 +93,9 @@ const GETTERS: Record<string, Getter> = {
 export const MAX_OBJECT_BYTES = 1024 * 1024
 
 /** What allprop answers (never the object bodies: RFC 4791 9.6 asks for them explicitly). */
-const ALLPROP = Object.keys(GETTERS).filter((k) => !k.endsWith('calendar-data') && !k.endsWith('address-data'))
+const ALLPROP = Object.keys(GETTERS).filter(
+  (k) => !k.endsWith('calendar-data') && !k.endsWith('address-data') && !k.endsWith('getcontentlength'),
+)
 
 export type Requested = { names: Array<[string, string]> } | { allprop: true } | { propname: true }
 
