@@ -68,7 +68,6 @@ const CARD_MAPPED = new Set([
 export interface ParsedCard {
   body: Record<string, unknown>
   kept: StoredProperty[]
-  uid: string | null
 }
 
 export function readCard(text: string): ParsedCard {
@@ -78,9 +77,7 @@ export function readCard(text: string): ParsedCard {
   }
   const { roots } = parseComponents(text)
   const kept: StoredProperty[] = []
-  let uid: string | null = null
   for (const cl of roots[0]?.properties ?? []) {
-    if (cl.name === 'UID') uid = cl.value
     // N beyond family and given names (middle names, prefixes, suffixes): kept to be written back around them.
     if (
       cl.name === 'N' &&
@@ -94,7 +91,7 @@ export function readCard(text: string): ParsedCard {
     if (cl.name !== 'VERSION' && (CARD_MAPPED.has(cl.name) || cl.name.startsWith('X-HEARTH-'))) continue
     kept.push([cl.group ? `${cl.group}.${cl.name}` : cl.name, [...cl.params], cl.value])
   }
-  return { body: withoutServerFields((parsed.entries[0] as { record: ContactRecord }).record), kept, uid }
+  return { body: withoutServerFields((parsed.entries[0] as { record: ContactRecord }).record), kept }
 }
 
 /**

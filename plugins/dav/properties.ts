@@ -1,4 +1,4 @@
-import { CALENDAR_HOME, ADDRESSBOOK_HOME, PRINCIPAL, collectionPath, type Target } from './paths.js'
+import { ADDRESSBOOK_HOME, CALENDAR_HOME, PRINCIPAL, type Target } from './paths.js'
 import type { DavObject, Objects } from './objects-service.js'
 import { CALENDAR_TYPE, CARD_TYPE } from './objects.js'
 import { el, href, NS, type PropResult, type PropValue, type XmlNode } from './xml.js'
@@ -132,5 +132,3 @@ function splitKey(key: string): number {
   for (const ns of Object.values(NS)) if (key.startsWith(ns)) return ns.length
   return 0
 }
-
-export { collectionPath }
