@@ -7,7 +7,7 @@ import { ADDRESSBOOK_HOME, CALENDAR_HOME, collectionPath, objectPath, PRINCIPAL,
 import { MAX_OBJECT_BYTES, type PropContext, propsOf, requested } from './properties.js'
 import { MAX_REPORT_ITEMS, report } from './reports.js'
 import type { DavStore } from './store.js'
-import { is, multistatus, NS, parseXml, response, XmlError, type XmlNode } from './xml.js'
+import { is, multistatus, NS, parseXml, response, statusResponse, XmlError, type XmlNode } from './xml.js'
 
 /** Methods fastify does not route by default; all carry a body. */
 const EXTRA_METHODS = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR', 'MKCOL']
@@ -193,6 +193,7 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
           for (const obj of members.slice(0, MAX_REPORT_ITEMS)) {
             out.push(one({ type: 'object', collection: target.collection, name: obj.name }, objectPath(target.collection, obj.name), obj))
           }
+          if (members.length > MAX_REPORT_ITEMS) out.push(statusResponse(collectionPath(target.collection), 507))
         }
         break
       }
