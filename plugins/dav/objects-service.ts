@@ -207,6 +207,16 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     })
   }
 
+  /** RFC 4791 5.3.2.1 / RFC 6352 6.3.2.1: a new object may not reuse the UID of another object of the collection. */
+  const checkUid = (userId: string, c: Collection, uid: string | undefined) => {
+    if (!uid) return
+    for (const id of service.recordsWithProperty(userId, RESOURCE[c.kind], 'UID', uid)) {
+      const other = fetch(userId, c.kind, id)
+      if (other && !other.recurrence_id && collectionOf(c.kind, other) === c.name)
+        throw new HttpError('CONFLICT', 'Another object of this collection has that UID', { constraint: 'no-uid-conflict' })
+    }
+  }
+
   /** Forgets a name whose record is gone (permanently deleted or in the trash): a new object takes it. */
   const release = (userId: string, c: Collection, name: string) => {
     const row = store.byName(userId, c.kind, c.name, name)
@@ -237,6 +247,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       let obj: DavObject
       if (c.kind === 'card') {
         const card = readCard(text)
+        if (!current) checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2])
         const record = withName(userId, c.kind, c.name, name, () =>
           current
             ? service.update(
@@ -251,6 +262,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
         obj = { name, records: [record], etag: objectEtag([record]) }
       } else {
         const cal = readCalendar(text, service.timezone, c.name)
+        if (!current) checkUid(userId, c, cal.uid)
         obj = withName(userId, c.kind, c.name, name, () => {
           if (!current) {
             const entries = [

@@ -145,6 +145,8 @@ t.test('objects: PUT creates and replaces through the records service; ETags and
   t.match(got.body, 'UID:jane-1')
 
   t.equal((await b.dav('PUT', url, 'not a vcard', { 'content-type': 'text/vcard' })).status, 400)
+  const twin = await b.dav('PUT', '/dav/addressbooks/contacts/twin.vcf', VCARD('jane-1', 'Jane Twin'), { 'content-type': 'text/vcard' })
+  t.equal(twin.status, 409, 'a second object with the same UID (no-uid-conflict)')
   t.equal((await b.dav('PUT', '/dav/calendars/nope/x.ics', VEVENT('x', 'X'), { 'content-type': 'text/calendar' })).status, 409)
   const huge = VCARD('big', 'Big', `NOTE:${'x'.repeat(1100 * 1024)}\r\n`)
   t.equal((await b.dav('PUT', '/dav/addressbooks/contacts/big.vcf', huge, { 'content-type': 'text/vcard' })).status, 413)
