@@ -128,7 +128,7 @@ async function assemble(
     cache: (opts) => services.cache(opts),
     validator: (schema) => compileCheck(schema),
     health: { register: (component, check) => services.health.set(component, check) },
-    auth: { authenticate: services.authenticate },
+    auth: { authenticate: services.authenticate, basic: services.basicAuth },
     metrics: { register: (...args) => services.metrics.register(...args) },
     onClose: (fn) => services.closers.push(fn),
     services: shared.for(plugin.manifest),

@@ -8,7 +8,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { HearthTypeProvider } from './type-provider.js'
 import type Database from 'better-sqlite3'
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
-import type { AuthContext, RouteGuards } from './auth/context.js'
+import type { AuthContext, KeyScope, RouteGuards } from './auth/context.js'
 import type { TtlCache } from './cache.js'
 import type { Errors } from './errors.js'
 import type { Metrics } from './metrics.js'
@@ -17,7 +17,7 @@ import type { Hal } from './hal/registry.js'
 import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 
-export const PLUGIN_API_VERSION = '1.0.0'
+export const PLUGIN_API_VERSION = '1.1.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -32,6 +32,11 @@ export interface PluginManifest<C extends TObject = TObject> {
   requires?: string[]
   /** Route prefix under /api/v1; default '/<name>'; '' mounts at /api/v1 itself. */
   prefix?: string
+  /**
+   * Mount the routes at the server's root instead of under /api/v1 (protocols with fixed
+   * paths: `/dav/`, `/.well-known/...`); `prefix` then applies from `/`. Routes still pass the pipeline.
+   */
+  root?: boolean
   /** Folder of numbered SQL migrations (001-init.sql, 002-...), applied once, in order. */
   migrations?: string | URL
   /** This plugin's config slice. A property may carry `env: 'HEARTH_X'` to name its variable. */
@@ -90,7 +95,16 @@ export interface HearthApi<C extends TObject = TObject> {
    * for connections that outlive one request (WebSockets re-checking their token).
    * Throws 401 UNAUTHORIZED for anything invalid, revoked or disabled.
    */
-  auth: { authenticate(headers: { authorization?: string; 'x-svc-user-id'?: string | string[] }): Promise<AuthContext> }
+  auth: {
+    authenticate(headers: { authorization?: string; 'x-svc-user-id'?: string | string[] }): Promise<AuthContext>
+    /**
+     * HTTP Basic sign-in for protocol clients without bearer tokens (CalDAV/CardDAV): user name =
+     * the user's email, password = an API key of `scope` owned by that user. Failures are throttled
+     * like logins (per client address and account: 429 RATE_LIMITED once spent); anything wrong
+     * throws 401 UNAUTHORIZED carrying `WWW-Authenticate: Basic realm="Hearth"`.
+     */
+    basic(authorization: string | undefined, client: string, scope: KeyScope): AuthContext
+  }
   /** Prometheus metrics of this plugin, read at each scrape of GET /metrics (name them `hearth_<plugin>_...`). */
   metrics: Metrics
   /** Runs `fn` when the daemon closes, after in-flight requests finished. */
@@ -152,7 +166,7 @@ declare module 'fastify' {
   }
 }
 
-export type { AuthContext, RouteGuards } from './auth/context.js'
+export type { AuthContext, KeyScope, RouteGuards } from './auth/context.js'
 export type { RouteEntry, RouteSchema } from './route-pipeline.js'
 export type { TtlCache } from './cache.js'
 export type { Metrics, Sample } from './metrics.js'

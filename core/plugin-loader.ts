@@ -159,7 +159,7 @@ export async function loadPlugins(
           broken = (err as Error).message
         }
       },
-      { prefix: `/api/v1${m.prefix ?? `/${m.name}`}` },
+      { prefix: `${m.root ? '' : '/api/v1'}${m.prefix ?? `/${m.name}`}` },
     )
     if (broken) {
       fail(broken)

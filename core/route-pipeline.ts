@@ -126,7 +126,7 @@ function wire(declared: TSchema, mode: Mode): TSchema {
 }
 
 const SCOPES: Record<NonNullable<RouteGuards['scope']>, string> = {
-  records: 'API keys of every scope (agent, system, sync) reach it.',
+  records: 'API keys of scope agent, system and sync reach it.',
   general: 'API keys: system scope; agent scope for reads (GET) only.',
   admin: 'API keys: system scope only, acting for an admin.',
 }

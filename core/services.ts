@@ -15,6 +15,7 @@ import { type CommandRunner, runCommand } from './hal/command.js'
 import { createHal } from './hal/registry.js'
 import type { HealthReport } from './plugin-api.js'
 import { createLimiter } from './rate-limit.js'
+import { createBasicAuth } from './auth/basic.js'
 import { createScheduler } from './scheduler.js'
 import { createSecretBox } from './secrets.js'
 
@@ -39,13 +40,16 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const apiKeys = createApiKeys(db)
   const tokens = createTokens(db, config.jwtSecret)
   const authenticate = createAuthenticator({ systemToken: config.systemToken, users, apiKeys, tokens })
+  // Failed logins and failed HTTP Basic sign-ins (DAV) share one budget per client and account.
+  const loginFailures = createLimiter({ max: config.loginFailLimit, windowMs: FIFTEEN_MINUTES, now })
+  const basicAuth = createBasicAuth({ users, apiKeys, loginFailures })
   const authService = createAuthService({
     db,
     users,
     tokens,
     log,
     events,
-    loginFailures: createLimiter({ max: config.loginFailLimit, windowMs: FIFTEEN_MINUTES, now }),
+    loginFailures,
     deliverReset: async (email, token) => {
       if (!config.mailerUrl) return false
       const res = await fetch(config.mailerUrl, {
@@ -72,6 +76,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     apiKeys,
     tokens,
     authenticate,
+    basicAuth,
     authService,
     secrets: createSecretBox(config.encryptionKey),
     requestLimiter: createLimiter({ max: config.rateLimit, windowMs: 60_000, now }),

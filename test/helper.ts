@@ -84,7 +84,7 @@ export async function addUser(
 export async function apiKey(
   app: FastifyInstance,
   adminToken: string,
-  body: { scope?: 'agent' | 'system' | 'sync'; user_id?: string; label?: string } = {},
+  body: { scope?: 'agent' | 'system' | 'sync' | 'dav'; user_id?: string; label?: string } = {},
 ): Promise<string> {
   const res = await app.inject({ method: 'POST', url: '/api/v1/admin/api-keys', headers: auth(adminToken), payload: body })
   if (res.statusCode !== 201) throw new Error(`api key failed: ${res.statusCode} ${res.body}`)

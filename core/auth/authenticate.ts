@@ -69,6 +69,9 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
       const key = deps.apiKeys.lookup(token, digest)
       const owner = key && deps.users.get(key.user_id)
       if (!key || !owner || owner.disabled) throw new HttpError('UNAUTHORIZED')
+      // A DAV key is a password for CalDAV/CardDAV clients: as a bearer token it reaches nothing.
+      if (key.scope === 'dav')
+        throw new HttpError('INSUFFICIENT_SCOPE', "API key scope 'dav' does not allow this request", { scope: key.scope })
       const acting = key.scope === 'agent' ? owner : impersonated(headers['x-svc-user-id'], owner)
       return context('api_key', acting, { scope: key.scope, keyId: key.id })
     }

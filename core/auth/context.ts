@@ -1,6 +1,7 @@
 import type { Role, Tier } from '../schemas.js'
 
-export type KeyScope = 'agent' | 'system' | 'sync'
+/** `dav` keys sign in to CalDAV/CardDAV (HTTP Basic) and reach nothing else. */
+export type KeyScope = 'agent' | 'system' | 'sync' | 'dav'
 export type AuthVia = 'jwt' | 'api_key' | 'system_token'
 
 /**

@@ -10,6 +10,8 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Whether an API key's scope reaches a route of the given scope (decisions.md, Scopes). */
 export function scopeAllows(auth: AuthContext, routeScope: NonNullable<RouteGuards['scope']>, method: string): boolean {
   if (auth.via !== 'api_key') return true
+  // A DAV key signs in to /dav/ only (HTTP Basic); the JSON API is closed to it.
+  if (auth.scope === 'dav') return false
   switch (routeScope) {
     case 'records':
       return true

@@ -41,7 +41,7 @@ export const AuthStatus = Type.Object({
   version: Type.String(),
 })
 
-export const KeyScope = StringEnum(['agent', 'system', 'sync'] as const)
+export const KeyScope = StringEnum(['agent', 'system', 'sync', 'dav'] as const)
 export const ApiKey = Type.Object({
   id: Uuid,
   key_prefix: Type.String(),

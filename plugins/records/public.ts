@@ -18,3 +18,4 @@ export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
 // The compact projection's last step (decisions.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
+export type { StoredProperty } from './engine/properties.js'

@@ -18,6 +18,7 @@
  *   setArchived(userId, noteId, archived, { ifMatch }) → note         (emits note.updated on change)
  *   remove(userId, resource, id, { permanent, ifMatch }) → record | {id} (emits <x>.deleted)
  *   restore(userId, resource, id, { ifMatch })         → record       (emits <x>.restored)
+ *   propertiesOf / setProperties(userId, resource, id, lines) → the format lines a record keeps (DAV objects)
  *   purgeTrash(retentionDays)                          → records purged (emits <x>.deleted {id})
  *
  * Every record carries `etag` ("<version>"); every write raises the version. `ifMatch` is an
@@ -61,6 +62,13 @@ export interface RecordsService {
   setExtras(userId: string, resource: ResourceName, id: string, fields: Record<string, unknown>): ApiRecord
   /** Format properties kept from imports (record id → lines), for an export. */
   properties(userId: string, resource: ResourceName): Map<string, StoredProperty[]>
+  /** Format properties kept for some records (record id → lines), for a few objects (DAV). */
+  propertiesOf(userId: string, resource: ResourceName, ids: readonly string[]): Map<string, StoredProperty[]>
+  /**
+   * Replaces the format properties a record keeps (a DAV client's object rewritten: what Hearth has
+   * no field for stays with the record); [] removes them. The record must be the user's.
+   */
+  setProperties(userId: string, resource: ResourceName, id: string, lines: StoredProperty[]): void
   /** Ids of the user's records that kept a property with this value (a UID an earlier import carried). */
   recordsWithProperty(userId: string, resource: ResourceName, name: string, value: string): string[]
   /** The instance's IANA time zone (HEARTH_TIMEZONE). */
@@ -160,6 +168,12 @@ export function createRecordsService({ db, events, now, validator, listCache = t
     resources: Object.keys(resources) as ResourceName[],
     definition: (resource) => engine(resource).def,
     properties: (userId, resource) => properties.forUser(userId, resource),
+    propertiesOf: (userId, resource, ids) => properties.of(userId, resource, ids),
+    setProperties(userId, resource, id, lines) {
+      const e = engine(resource)
+      if (!e.store.get(userId, id)) throw notFound(e)
+      properties.set(userId, resource, id, lines)
+    },
     recordsWithProperty: (userId, resource, name, value) => properties.recordsWith(userId, resource, name, value),
     timezone,
 

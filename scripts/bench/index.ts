@@ -12,6 +12,7 @@ const suites: Record<string, string> = {
   proxy: 'benchProxy',
   storage: 'benchStorage',
   mcp: 'benchMcp',
+  dav: 'benchDav',
 }
 
 const wanted = process.argv.slice(2)

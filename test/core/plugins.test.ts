@@ -30,6 +30,7 @@ t.test('plugin migrations are applied once and recorded', async (t) => {
     .all()
   t.same(rows, [
     { plugin: 'core', version: 1, name: 'init' },
+    { plugin: 'core', version: 2, name: 'dav-scope' },
     { plugin: 'hello', version: 1, name: 'init' },
   ])
 })

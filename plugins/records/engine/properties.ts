@@ -14,7 +14,10 @@ export const MAX_PROPERTIES = 100
 export const MAX_PROPERTY_BYTES = 8 * 1024
 
 export interface PropertyStore {
+  /** Replaces a record's kept lines; none removes them. */
   set(userId: string, resource: string, recordId: string, lines: StoredProperty[]): void
+  /** The kept lines of some records (recordId → lines; records keeping none are absent). */
+  of(userId: string, resource: string, recordIds: readonly string[]): Map<string, StoredProperty[]>
   /** recordId → lines, for an export of one user's resource. */
   forUser(userId: string, resource: string): Map<string, StoredProperty[]>
   /** The user's records of a resource that kept a property with this exact value (e.g. a UID). */
@@ -25,6 +28,10 @@ export function propertyStore(db: Database.Database): PropertyStore {
   const upsert = db.prepare(
     'INSERT INTO records_properties (record_id, user_id, resource, lines) VALUES (?, ?, ?, ?) ' +
       'ON CONFLICT(record_id) DO UPDATE SET lines = excluded.lines WHERE records_properties.user_id = excluded.user_id',
+  )
+  const drop = db.prepare('DELETE FROM records_properties WHERE record_id = ? AND user_id = ?')
+  const one = db.prepare<[string, string, string], { lines: string }>(
+    'SELECT lines FROM records_properties WHERE record_id = ? AND user_id = ? AND resource = ?',
   )
   const all = db.prepare<[string, string], { record_id: string; lines: string }>(
     'SELECT record_id, lines FROM records_properties WHERE user_id = ? AND resource = ?',
@@ -38,6 +45,15 @@ export function propertyStore(db: Database.Database): PropertyStore {
     set(userId, resource, recordId, lines) {
       const kept = bounded(lines)
       if (kept.length) upsert.run(recordId, userId, resource, JSON.stringify(kept))
+      else drop.run(recordId, userId)
+    },
+    of(userId, resource, recordIds) {
+      const out = new Map<string, StoredProperty[]>()
+      for (const id of recordIds) {
+        const row = one.get(id, userId, resource)
+        if (row) out.set(id, JSON.parse(row.lines) as StoredProperty[])
+      }
+      return out
     },
     forUser(userId, resource) {
       return new Map(all.all(userId, resource).map((r) => [r.record_id, JSON.parse(r.lines) as StoredProperty[]]))

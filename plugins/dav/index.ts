@@ -1,0 +1,28 @@
+import { definePlugin } from '../../core/plugin-api.js'
+import type { RecordsPluginService } from '../records/public.js'
+import { createObjects } from './objects-service.js'
+import { davRoutes } from './routes.js'
+import { davStore } from './store.js'
+
+/**
+ * CalDAV and CardDAV at /dav/ (decisions.md, "Phones and desktop clients"): the records
+ * plugin's contacts and events as one address book and one calendar per calendar_name,
+ * signed in with HTTP Basic (email + an API key of scope `dav`). See README.md.
+ */
+export default definePlugin(
+  {
+    name: 'dav',
+    version: '1.0.0',
+    apiVersion: '^1.1.0',
+    description: 'CalDAV and CardDAV for phones and desktop clients',
+    dependencies: ['records'],
+    root: true,
+    prefix: '',
+    migrations: new URL('./migrations/', import.meta.url),
+  },
+  async (app, api) => {
+    const store = davStore(api.db)
+    const objects = createObjects({ records: api.services.get<RecordsPluginService>('records'), store, events: api.events, now: api.now })
+    await davRoutes(app, api, objects, store)
+  },
+)

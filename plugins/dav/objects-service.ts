@@ -1,0 +1,331 @@
+import type { EventBus, HearthEvent } from '../../core/plugin-api.js'
+import { HttpError } from '../../core/plugin-api.js'
+import type { ApiRecord, RecordsPluginService, ResourceName, StoredProperty } from '../records/public.js'
+import { occurrences, type Recurrence } from '../records/resources/recurrence.js'
+import { objectEtag, readCalendar, readCard, writeCalendar, writeCard } from './objects.js'
+import type { DavStore, Kind, ObjectRow } from './store.js'
+
+/**
+ * The DAV view of a user's records: collections (the address book, one calendar per
+ * calendar_name), the objects in them, writes through the records service, and the
+ * change log the records' events feed (sync-collection, getctag).
+ */
+export interface Collection {
+  kind: Kind
+  /** 'contacts' for the address book; the calendar_name of a calendar. */
+  name: string
+}
+
+export interface DavObject {
+  name: string
+  /** The record (a series first, then its overridden occurrences). */
+  records: ApiRecord[]
+  etag: string
+}
+
+export const ADDRESS_BOOK = 'contacts'
+const EXT: Record<Kind, string> = { card: '.vcf', event: '.ics' }
+const RESOURCE: Record<Kind, ResourceName> = { card: 'contacts', event: 'events' }
+const UUID_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(vcf|ics)$/
+
+export function createObjects(deps: { records: RecordsPluginService; store: DavStore; events: EventBus; now: () => number }) {
+  const { records, store, now } = deps
+  const { service } = records
+  /** The object a PUT is writing: its created record takes the name the client chose. */
+  let writing: { userId: string; kind: Kind; collection: string; name: string } | null = null
+  /** Users whose calendar names were read from their events (records older than this plugin). */
+  const listed = new Set<string>()
+
+  const collectionOf = (kind: Kind, record: ApiRecord) => (kind === 'card' ? ADDRESS_BOOK : String(record.calendar_name))
+
+  // ---- the change log, fed by the records' events (JSON API, imports, DAV alike) ----
+  const onChange = (kind: Kind, event: HearthEvent) => {
+    const userId = event.userId
+    if (!userId) return
+    const action = event.type.slice(event.type.indexOf('.') + 1)
+    if (action === 'imported') {
+      const data = event.data as { ids?: string[]; ids_truncated?: boolean }
+      for (const id of data.ids ?? []) {
+        try {
+          track(kind, userId, id, service.get(userId, RESOURCE[kind], id, { includeDeleted: true }), false)
+        } catch (err) {
+          if (!(err instanceof HttpError)) throw err
+        }
+      }
+      // More than the event could list: sync tokens from before it are refused (clients sync again in full).
+      if (data.ids_truncated) store.log(userId, '*', '', '', false)
+      return
+    }
+    if (!event.id) return
+    const data = (event.data ?? {}) as ApiRecord
+    track(kind, userId, event.id, data, action === 'deleted' && !('deleted_at' in data))
+  }
+
+  const track = (kind: Kind, userId: string, id: string, record: ApiRecord, permanent: boolean) => {
+    const row = store.byRecord(userId, id)
+    // An overridden occurrence is part of its series' object.
+    const seriesId = kind === 'event' ? ((record.recurrence_id as string | null | undefined) ?? null) : null
+    if (seriesId || (row && !row.main)) {
+      const series = seriesId ? store.byRecord(userId, seriesId) : row
+      const collection = series?.collection ?? String(record.calendar_name)
+      const name = series?.name ?? `${seriesId}${EXT.event}`
+      if (permanent) store.forget(userId, id)
+      else if (!row) store.place({ record_id: id, user_id: userId, kind, collection, name, main: 0, original: null, original_etag: null })
+      store.log(userId, kind, collection, name, false)
+      return
+    }
+    if (permanent) {
+      if (row) {
+        store.log(userId, kind, row.collection, row.name, true)
+        store.forget(userId, id)
+      }
+      return
+    }
+    const collection = collectionOf(kind, record)
+    const chosen = writing && writing.userId === userId && writing.kind === kind && writing.collection === collection ? writing.name : null
+    const name = row?.name ?? chosen ?? `${id}${EXT[kind]}`
+    if (row && row.collection !== collection) {
+      // Moved to another calendar on the JSON side: gone from the old collection, new in the other.
+      store.log(userId, kind, row.collection, row.name, true)
+      store.move(userId, id, collection)
+    }
+    if (!row) store.place({ record_id: id, user_id: userId, kind, collection, name, main: 1, original: null, original_etag: null })
+    // Every calendar_name an event takes is a calendar (kept, like MKCALENDAR's, once emptied).
+    if (kind === 'event' && !record.deleted_at) store.addCalendar(userId, collection, new Date(now()).toISOString())
+    store.log(userId, kind, collection, name, Boolean(record.deleted_at))
+  }
+
+  deps.events.on('contact.*', (e) => onChange('card', e))
+  deps.events.on('event.*', (e) => onChange('event', e))
+
+  // ---- reading ----
+  const fetch = (userId: string, kind: Kind, id: string): ApiRecord | null => {
+    try {
+      return service.get(userId, RESOURCE[kind], id)
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode === 404) return null
+      throw err
+    }
+  }
+
+  /** Every object of a collection, in one pass over the user's records. */
+  const members = (userId: string, c: Collection): DavObject[] => {
+    const rows = store.locations(userId, c.kind)
+    const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`
+    if (c.kind === 'card') {
+      return service.listAll(userId, 'contacts').map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) }))
+    }
+    const all = service.listAll(userId, 'events')
+    const series = new Map<string, ApiRecord[]>()
+    for (const r of all) if (!r.recurrence_id && r.calendar_name === c.name) series.set(r.id, [r])
+    for (const r of all) if (r.recurrence_id) series.get(String(r.recurrence_id))?.push(r)
+    return [...series.values()].map((rs) => ({ name: nameOf(rs[0] as ApiRecord), records: rs, etag: objectEtag(rs) }))
+  }
+
+  const overridesOf = (userId: string, seriesId: string): ApiRecord[] =>
+    store
+      .parts(userId, seriesId)
+      .map((id) => fetch(userId, 'event', id))
+      .filter((r): r is ApiRecord => r !== null && r.recurrence_id === seriesId)
+
+  /** The object at a name in a collection, or null. */
+  const find = (userId: string, c: Collection, name: string): DavObject | null => {
+    const row = store.byName(userId, c.kind, c.name, name)
+    const id = row?.record_id ?? UUID_NAME.exec(name)?.[1]
+    if (!id) return null
+    const main = fetch(userId, c.kind, id)
+    if (!main || main.recurrence_id || collectionOf(c.kind, main) !== c.name) return null
+    // A record that has a row is known by the row's name only.
+    if (!row) {
+      const other = store.byRecord(userId, id)
+      if (other && other.name !== name) return null
+    }
+    const rs = c.kind === 'event' ? [main, ...overridesOf(userId, id)] : [main]
+    return { name, records: rs, etag: objectEtag(rs) }
+  }
+
+  /** The object's text: as its client wrote it while the record is unchanged, else written from the record. */
+  const render = (userId: string, c: Collection, obj: DavObject): string => {
+    const main = obj.records[0] as ApiRecord
+    const row = store.byRecord(userId, main.id)
+    if (row?.original && row.original_etag === obj.etag) return row.original
+    const kept = service.propertiesOf(
+      userId,
+      RESOURCE[c.kind],
+      obj.records.map((r) => r.id),
+    )
+    if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [])
+    return writeCalendar(main, obj.records.slice(1), kept, now())
+  }
+
+  // ---- writing ----
+  const checkPreconditions = (current: DavObject | null, ifMatch: string | undefined, ifNoneMatch: string | undefined) => {
+    const failed = () => new HttpError('PRECONDITION_FAILED', 'The object changed since you read it (If-Match / If-None-Match)')
+    if (ifNoneMatch !== undefined) {
+      const tags = ifNoneMatch.split(',').map((s) => s.trim())
+      if (current && (tags.includes('*') || tags.includes(current.etag))) throw failed()
+    }
+    if (ifMatch !== undefined) {
+      const tags = ifMatch.split(',').map((s) => s.trim())
+      if (!current || !(tags.includes('*') || tags.includes(current.etag))) throw failed()
+    }
+  }
+
+  /** A full replacement as a patch: every field the body leaves out returns to its default. */
+  const replacement = (resource: ResourceName, current: ApiRecord, body: Record<string, unknown>) => {
+    const defaults = service.definition(resource).defaults as Record<string, unknown>
+    const patch: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(defaults)) if (k !== 'recurrence_id' && k !== 'occurrence_start') patch[k] = v
+    Object.assign(patch, body)
+    const next = (body.custom_fields ?? null) as Record<string, unknown> | null
+    const old = (current.custom_fields ?? null) as Record<string, unknown> | null
+    if (next && old) for (const key of Object.keys(old)) if (!(key in next)) next[key] = null
+    patch.custom_fields = next
+    return patch
+  }
+
+  const withName = <T>(userId: string, kind: Kind, collection: string, name: string, fn: () => T): T => {
+    writing = { userId, kind, collection, name }
+    try {
+      return fn()
+    } finally {
+      writing = null
+    }
+  }
+
+  const remember = (userId: string, c: Collection, name: string, text: string, obj: DavObject) => {
+    const main = obj.records[0] as ApiRecord
+    store.place({
+      record_id: main.id,
+      user_id: userId,
+      kind: c.kind,
+      collection: c.name,
+      name,
+      main: 1,
+      original: text,
+      original_etag: obj.etag,
+    })
+  }
+
+  /** RFC 4791 5.3.2.1 / RFC 6352 6.3.2.1: a new object may not reuse the UID of another object of the collection. */
+  const checkUid = (userId: string, c: Collection, uid: string | undefined) => {
+    if (!uid) return
+    for (const id of service.recordsWithProperty(userId, RESOURCE[c.kind], 'UID', uid)) {
+      const other = fetch(userId, c.kind, id)
+      if (other && !other.recurrence_id && collectionOf(c.kind, other) === c.name)
+        throw new HttpError('CONFLICT', 'Another object of this collection has that UID', { constraint: 'no-uid-conflict' })
+    }
+  }
+
+  /** Forgets a name whose record is gone (permanently deleted or in the trash): a new object takes it. */
+  const release = (userId: string, c: Collection, name: string) => {
+    const row = store.byName(userId, c.kind, c.name, name)
+    if (row) store.forget(userId, row.record_id)
+  }
+
+  return {
+    members,
+    find,
+    render,
+    /** The user's calendars: 'default', MKCALENDAR's and every calendar_name events took (read from the events once per process). */
+    calendars(userId: string): string[] {
+      if (!listed.has(userId)) {
+        const at = new Date(now()).toISOString()
+        for (const r of service.listAll(userId, 'events')) if (!r.recurrence_id) store.addCalendar(userId, String(r.calendar_name), at)
+        if (listed.size > 10_000) listed.clear()
+        listed.add(userId)
+      }
+      return [...new Set(['default', ...store.calendars(userId)])].sort()
+    },
+
+    /** PUT: creates or replaces the object; answers whether it was created and its new ETag. */
+    put(userId: string, c: Collection, name: string, text: string, ifMatch?: string, ifNoneMatch?: string) {
+      const current = find(userId, c, name)
+      checkPreconditions(current, ifMatch, ifNoneMatch)
+      if (!current) release(userId, c, name)
+      const resource = RESOURCE[c.kind]
+      let obj: DavObject
+      if (c.kind === 'card') {
+        const card = readCard(text)
+        if (!current) checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2])
+        const record = withName(userId, c.kind, c.name, name, () =>
+          current
+            ? service.update(
+                userId,
+                resource,
+                (current.records[0] as ApiRecord).id,
+                replacement(resource, current.records[0] as ApiRecord, card.body),
+              )
+            : service.create(userId, resource, card.body, { source: 'dav' }),
+        )
+        service.setProperties(userId, resource, record.id, card.kept)
+        obj = { name, records: [record], etag: objectEtag([record]) }
+      } else {
+        const cal = readCalendar(text, service.timezone, c.name)
+        if (!current) checkUid(userId, c, cal.uid)
+        obj = withName(userId, c.kind, c.name, name, () => {
+          if (!current) {
+            const entries = [
+              { record: cal.master.body, properties: cal.master.kept },
+              ...cal.overrides.map((o) => ({
+                record: { ...o.body, series_uid: cal.uid, occurrence_start: o.occurrence_start },
+                properties: [['UID', [], cal.uid] as StoredProperty, ...o.kept],
+              })),
+            ]
+            const result = records.occurrences.importAll(userId, entries, { source: 'dav' })
+            if (result.failed.length) throw result.failed[0]?.error
+            const [main, ...rest] = result.created
+            if (!main) throw new HttpError('VALIDATION_ERROR', 'the event was refused', { field: 'body', constraint: 'format' })
+            const created = [main, ...rest.filter((r) => r.recurrence_id === main.id)]
+            return { name, records: created, etag: objectEtag(created) }
+          }
+          const seriesId = (current.records[0] as ApiRecord).id
+          for (const o of current.records.slice(1)) service.remove(userId, resource, o.id, { permanent: true })
+          const series = service.update(userId, resource, seriesId, replacement(resource, current.records[0] as ApiRecord, cal.master.body))
+          service.setProperties(userId, resource, seriesId, cal.master.kept)
+          const made = cal.overrides.length
+            ? service.importMany(
+                userId,
+                resource,
+                cal.overrides.map((o) => ({
+                  ...o.body,
+                  recurrence_id: seriesId,
+                  occurrence_start: o.occurrence_start,
+                  properties: o.kept,
+                })),
+                { source: 'dav' },
+              )
+            : { created: [], failed: [] }
+          if (made.failed.length) throw made.failed[0]?.error
+          const all = [series, ...made.created]
+          return { name, records: all, etag: objectEtag(all) }
+        })
+      }
+      remember(userId, c, name, text, obj)
+      return { created: !current, etag: obj.etag }
+    },
+
+    /** DELETE: the record goes to the trash, as DELETE on the JSON API does. */
+    remove(userId: string, c: Collection, name: string, ifMatch?: string) {
+      const current = find(userId, c, name)
+      if (!current) throw new HttpError('NOT_FOUND', 'No such object')
+      checkPreconditions(current, ifMatch, undefined)
+      service.remove(userId, RESOURCE[c.kind], (current.records[0] as ApiRecord).id)
+    },
+
+    /** Whether a calendar object has an instance overlapping [from, to) (RFC 4791 9.9), recurrences expanded. */
+    overlaps(obj: DavObject, from: number, to: number): boolean {
+      return obj.records.some((r) => {
+        const start = Date.parse(String(r.start_at))
+        const end = r.end_at ? Date.parse(String(r.end_at)) : start + (r.all_day ? 86_400_000 : 0)
+        const length = Math.max(end - start, 0)
+        const hit = (s: number) => s < to && (length ? s + length > from : s >= from)
+        if (!r.recurrence) return hit(start)
+        const zone = r.all_day ? 'UTC' : String(r.timezone ?? 'UTC')
+        return occurrences(r.recurrence as Recurrence, start, from - length, to - 1, 64, zone).some(hit)
+      })
+    },
+  }
+}
+export type Objects = ReturnType<typeof createObjects>
+export type { ObjectRow }

@@ -1,0 +1,67 @@
+import { ADDRESS_BOOK, type Collection } from './objects-service.js'
+
+/**
+ * The URL space under /dav/ (RFC 6764 discovery lands on /dav/):
+ *   /dav/                                the root: current-user-principal
+ *   /dav/principal/                      the signed-in user
+ *   /dav/calendars/                      calendar home: one calendar per calendar_name
+ *   /dav/calendars/<name>/<object>.ics   a calendar object resource
+ *   /dav/addressbooks/                   address-book home
+ *   /dav/addressbooks/contacts/<object>  a vCard
+ */
+export const ROOT = '/dav/'
+export const PRINCIPAL = '/dav/principal/'
+export const CALENDAR_HOME = '/dav/calendars/'
+export const ADDRESSBOOK_HOME = '/dav/addressbooks/'
+
+export type Target =
+  | { type: 'root' | 'principal' | 'calendar-home' | 'addressbook-home' }
+  | { type: 'collection'; collection: Collection }
+  | { type: 'object'; collection: Collection; name: string }
+
+const MAX_SEGMENT = 255
+
+/** The target of a path under /dav/ (the part after it, still URL-encoded), or null for anything else. */
+export function resolve(rest: string): Target | null {
+  if (rest.length > 2048) return null
+  let parts: string[]
+  try {
+    parts = rest
+      .split('/')
+      .filter(Boolean)
+      .map((p) => decodeURIComponent(p))
+  } catch {
+    return null
+  }
+  if (parts.some((p) => p.length > MAX_SEGMENT || p === '.' || p === '..' || /[\u0000-\u001f]/.test(p))) return null
+  const [first, second, third, ...more] = parts
+  if (more.length) return null
+  if (first === undefined) return { type: 'root' }
+  if (first === 'principal') return second === undefined ? { type: 'principal' } : null
+  if (first === 'calendars') {
+    if (second === undefined) return { type: 'calendar-home' }
+    const collection: Collection = { kind: 'event', name: second }
+    return third === undefined ? { type: 'collection', collection } : { type: 'object', collection, name: third }
+  }
+  if (first === 'addressbooks') {
+    if (second === undefined) return { type: 'addressbook-home' }
+    if (second !== ADDRESS_BOOK) return null
+    const collection: Collection = { kind: 'card', name: ADDRESS_BOOK }
+    return third === undefined ? { type: 'collection', collection } : { type: 'object', collection, name: third }
+  }
+  return null
+}
+
+/** An href's path under /dav/ (absolute URLs are reduced to their path), or null outside it. */
+export function davPath(href: string): string | null {
+  let path = href.trim()
+  const scheme = /^https?:\/\/[^/]*/i.exec(path)
+  if (scheme) path = path.slice(scheme[0].length)
+  if (path === '/dav') return ''
+  return path.startsWith(ROOT) ? path.slice(ROOT.length) : null
+}
+
+export const collectionPath = (c: Collection) =>
+  c.kind === 'card' ? `${ADDRESSBOOK_HOME}${ADDRESS_BOOK}/` : `${CALENDAR_HOME}${encodeURIComponent(c.name)}/`
+
+export const objectPath = (c: Collection, name: string) => `${collectionPath(c)}${encodeURIComponent(name)}`

@@ -1,0 +1,134 @@
+import { ADDRESSBOOK_HOME, CALENDAR_HOME, PRINCIPAL, type Target } from './paths.js'
+import type { DavObject, Objects } from './objects-service.js'
+import { CALENDAR_TYPE, CARD_TYPE } from './objects.js'
+import { el, href, NS, type PropResult, type PropValue, type XmlNode } from './xml.js'
+import type { DavStore } from './store.js'
+
+/**
+ * The live properties each kind of resource answers (RFC 4918, 4791, 6352, 6578, 5397,
+ * and CalendarServer's getctag), computed only when asked for.
+ */
+export interface PropContext {
+  userId: string
+  email: string
+  objects: Objects
+  store: DavStore
+  /** Renders an object's text (calendar-data / address-data), at most once per object. */
+  text(obj: DavObject): string
+}
+
+export const syncToken = (seq: number) => `http://hearth.invalid/ns/sync/${seq}`
+
+type Getter = (ctx: PropContext, target: Target, obj?: DavObject) => PropValue | null | undefined
+
+const xml = (s: string) => ({ xml: s })
+const PRIVILEGES = ['read', 'write', 'write-properties', 'write-content', 'bind', 'unbind', 'read-current-user-privilege-set']
+const REPORTS: Record<string, Array<[string, string]>> = {
+  event: [
+    [NS.caldav, 'calendar-query'],
+    [NS.caldav, 'calendar-multiget'],
+    [NS.dav, 'sync-collection'],
+  ],
+  card: [
+    [NS.carddav, 'addressbook-query'],
+    [NS.carddav, 'addressbook-multiget'],
+    [NS.dav, 'sync-collection'],
+  ],
+}
+
+const isCollection = (t: Target) => t.type !== 'object'
+const calendarOf = (t: Target) => (t.type === 'collection' && t.collection.kind === 'event' ? t.collection : null)
+const bookOf = (t: Target) => (t.type === 'collection' && t.collection.kind === 'card' ? t.collection : null)
+
+const GETTERS: Record<string, Getter> = {
+  [`${NS.dav}resourcetype`]: (_c, t) => {
+    if (t.type === 'object') return ''
+    if (t.type === 'principal') return xml(el(NS.dav, 'collection') + el(NS.dav, 'principal'))
+    if (calendarOf(t)) return xml(el(NS.dav, 'collection') + el(NS.caldav, 'calendar'))
+    if (bookOf(t)) return xml(el(NS.dav, 'collection') + el(NS.carddav, 'addressbook'))
+    return xml(el(NS.dav, 'collection'))
+  },
+  [`${NS.dav}displayname`]: (c, t) => {
+    if (t.type === 'principal') return c.email
+    if (t.type === 'collection') return t.collection.kind === 'card' ? 'Contacts' : t.collection.name
+    return undefined
+  },
+  [`${NS.dav}current-user-principal`]: () => xml(href(PRINCIPAL)),
+  [`${NS.dav}principal-URL`]: (_c, t) => (t.type === 'principal' ? xml(href(PRINCIPAL)) : undefined),
+  [`${NS.dav}owner`]: (_c, t) => (t.type === 'collection' ? xml(href(PRINCIPAL)) : undefined),
+  [`${NS.dav}principal-collection-set`]: () => xml(href('/dav/')),
+  [`${NS.dav}current-user-privilege-set`]: () => xml(PRIVILEGES.map((p) => el(NS.dav, 'privilege', el(NS.dav, p))).join('')),
+  [`${NS.dav}supported-report-set`]: (_c, t) =>
+    t.type === 'collection'
+      ? xml(
+          (REPORTS[t.collection.kind] ?? [])
+            .map(([ns, name]) => el(NS.dav, 'supported-report', el(NS.dav, 'report', el(ns, name))))
+            .join(''),
+        )
+      : undefined,
+  [`${NS.caldav}calendar-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(CALENDAR_HOME)) : undefined),
+  [`${NS.carddav}addressbook-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(ADDRESSBOOK_HOME)) : undefined),
+  [`${NS.caldav}calendar-user-address-set`]: (c, t) => (t.type === 'principal' ? xml(href(`mailto:${c.email}`)) : undefined),
+  [`${NS.caldav}supported-calendar-component-set`]: (_c, t) => (calendarOf(t) ? xml('<c:comp name="VEVENT"/>') : undefined),
+  [`${NS.carddav}supported-address-data`]: (_c, t) =>
+    bookOf(t)
+      ? xml(
+          '<card:address-data-type content-type="text/vcard" version="3.0"/><card:address-data-type content-type="text/vcard" version="4.0"/>',
+        )
+      : undefined,
+  [`${NS.caldav}max-resource-size`]: (_c, t) => (calendarOf(t) ? String(MAX_OBJECT_BYTES) : undefined),
+  [`${NS.carddav}max-resource-size`]: (_c, t) => (bookOf(t) ? String(MAX_OBJECT_BYTES) : undefined),
+  [`${NS.dav}sync-token`]: (c, t) => (t.type === 'collection' ? syncToken(c.store.head(c.userId)) : undefined),
+  [`${NS.cs}getctag`]: (c, t) =>
+    t.type === 'collection' ? syncToken(c.store.collectionHead(c.userId, t.collection.kind, t.collection.name)) : undefined,
+  [`${NS.dav}getetag`]: (_c, t, obj) => (t.type === 'object' && obj ? obj.etag : undefined),
+  [`${NS.dav}getcontenttype`]: (_c, t) =>
+    t.type === 'object' ? (t.collection.kind === 'card' ? CARD_TYPE : CALENDAR_TYPE) : isCollection(t) ? 'httpd/unix-directory' : undefined,
+  [`${NS.dav}getcontentlength`]: (c, t, obj) => (t.type === 'object' && obj ? String(Buffer.byteLength(c.text(obj))) : undefined),
+  [`${NS.caldav}calendar-data`]: (c, t, obj) => (t.type === 'object' && t.collection.kind === 'event' && obj ? c.text(obj) : undefined),
+  [`${NS.carddav}address-data`]: (c, t, obj) => (t.type === 'object' && t.collection.kind === 'card' && obj ? c.text(obj) : undefined),
+}
+
+/** Objects larger than this are refused (413); clients read it as max-resource-size. */
+export const MAX_OBJECT_BYTES = 1024 * 1024
+
+/** What allprop answers (never the object bodies: RFC 4791 9.6 asks for them explicitly). */
+const ALLPROP = Object.keys(GETTERS).filter(
+  (k) => !k.endsWith('calendar-data') && !k.endsWith('address-data') && !k.endsWith('getcontentlength'),
+)
+
+export type Requested = { names: Array<[string, string]> } | { allprop: true } | { propname: true }
+
+/** What a PROPFIND or REPORT body asks for: <prop> names, <allprop/> or <propname/>. */
+export function requested(root: XmlNode | null): Requested {
+  if (!root) return { allprop: true }
+  if (root.children.some((c) => c.ns === NS.dav && c.name === 'propname')) return { propname: true }
+  const prop = root.children.find((c) => c.ns === NS.dav && c.name === 'prop')
+  if (!prop) return { allprop: true }
+  return { names: prop.children.map((c) => [c.ns, c.name] as [string, string]) }
+}
+
+/** The found and missing properties of one resource. */
+export function propsOf(
+  ctx: PropContext,
+  target: Target,
+  want: Requested,
+  obj?: DavObject,
+): { found: PropResult[]; missing: PropResult[] } {
+  const found: PropResult[] = []
+  const missing: PropResult[] = []
+  const names = 'names' in want ? want.names : ALLPROP.map((k) => [k.slice(0, splitKey(k)), k.slice(splitKey(k))] as [string, string])
+  for (const [ns, name] of names) {
+    const value = GETTERS[`${ns}${name}`]?.(ctx, target, obj)
+    if (value === undefined || value === null) {
+      if ('names' in want) missing.push({ ns, name, value: null })
+    } else found.push({ ns, name, value: 'propname' in want ? null : value })
+  }
+  return { found, missing }
+}
+
+/** Where a getter key's namespace ends: the known namespaces are prefixes of the keys. */
+function splitKey(key: string): number {
+  for (const ns of Object.values(NS)) if (key.startsWith(ns)) return ns.length
+  return 0
+}
