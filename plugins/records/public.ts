@@ -16,3 +16,5 @@ export interface RecordsPluginService {
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
+/** The compact projection's rule (null and empty values dropped), for plugins answering compact records. */
+export { dropEmpty } from './engine/list.js'
