@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import type { PluginInstance } from '../../../core/plugin-api.js'
 import { HttpError, Single } from '../../../core/plugin-api.js'
 import { ProviderError } from '../provider/http.js'
@@ -38,11 +39,17 @@ export async function settingsRoutes(app: PluginInstance, deps: { settings: Sett
 
   app.delete(
     '/ai/settings',
-    { schema: { summary: 'Remove your AI settings, key and semantic index', tags: ['ai'] } },
-    async (req, reply) => {
-      settings.remove(req.userId)
+    {
+      schema: {
+        summary: 'Remove your AI settings, key and semantic index',
+        tags: ['ai'],
+        response: { 200: Single(Type.Object({ deleted: Type.Boolean({ description: 'false: there were none' }) })) },
+      },
+    },
+    async (req) => {
+      const deleted = settings.remove(req.userId)
       indexer.forget(req.userId)
-      return reply.code(204).send()
+      return { deleted }
     },
   )
 
