@@ -1,7 +1,7 @@
 /**
  * What a photo's EXIF says, through exifr: when it was taken (DateTimeOriginal,
  * made UTC with OffsetTimeOriginal when present, else read as UTC), the
- * camera, GPS coordinates, and whether an embedded thumbnail is there.
+ * camera and GPS coordinates; and the thumbnail a camera embedded.
  */
 import exifr from 'exifr'
 
@@ -11,7 +11,6 @@ export interface PhotoExif {
   model: string | null
   latitude: number | null
   longitude: number | null
-  hasThumbnail: boolean
 }
 
 const DATE = /^(\d{4}):(\d{2}):(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/
@@ -32,7 +31,7 @@ const coord = (v: unknown, limit: number) => (typeof v === 'number' && Number.is
 
 /** `file` is the bytes, or a path exifr reads in chunks (large files). */
 export async function readExif(file: Buffer | string): Promise<PhotoExif> {
-  const tags = ((await exifr.parse(file, { reviveValues: false, ifd1: true, mergeOutput: true }).catch(() => null)) ?? {}) as Record<string, unknown>
+  const tags = ((await exifr.parse(file, { reviveValues: false, mergeOutput: true }).catch(() => null)) ?? {}) as Record<string, unknown>
   const gps = (await exifr.gps(file).catch(() => null)) as { latitude?: unknown; longitude?: unknown } | null
   return {
     takenAt: exifTime(tags.DateTimeOriginal ?? tags.CreateDate ?? tags.DateTime, tags.OffsetTimeOriginal ?? tags.OffsetTime),
@@ -40,7 +39,6 @@ export async function readExif(file: Buffer | string): Promise<PhotoExif> {
     model: text(tags.Model),
     latitude: coord(gps?.latitude, 90),
     longitude: coord(gps?.longitude, 180),
-    hasThumbnail: tags.ThumbnailOffset !== undefined || tags.JPEGInterchangeFormat !== undefined,
   }
 }
 

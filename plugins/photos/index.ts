@@ -4,7 +4,6 @@ import { Type } from '@sinclair/typebox'
 import { definePlugin, HttpError, ListOf, Single } from '../../core/plugin-api.js'
 import type { AiPluginService } from '../ai/public.js'
 import { PhotosConfig } from './config.js'
-import { thumbnailOf } from './exif.js'
 import { photoIndexer } from './indexer.js'
 import { Photo, PhotoIndexState, PhotoQuery } from './schemas.js'
 import { photoStore } from './store.js'
@@ -37,6 +36,7 @@ export default definePlugin(
       store,
       ai: api.services.get<AiPluginService>('ai'),
       folder,
+      thumbnails: join(api.dataDir, 'cache', 'photo-thumbnails'),
       visionMaxBytes: api.config.visionMaxBytes,
       maxFiles: api.config.maxFiles,
       log: api.log,
@@ -87,7 +87,7 @@ export default definePlugin(
       '/:id/thumbnail',
       {
         schema: {
-          summary: "A photo's embedded EXIF thumbnail (JPEG)",
+          summary: "A photo's thumbnail (JPEG, at most 320 px a side)",
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
           response: { 200: { description: 'The thumbnail', content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } } } },
         },
@@ -96,7 +96,7 @@ export default definePlugin(
       async (req, reply) => {
         const row = store.get(req.userId, req.params.id)
         if (!row) throw api.errors.notFound('Photo')
-        const thumb = await readFile(join(folder, row.path)).then(thumbnailOf, () => null)
+        const thumb = row.thumbnail ? await readFile(join(api.dataDir, 'cache', 'photo-thumbnails', row.thumbnail)).catch(() => null) : null
         if (!thumb) throw api.errors.notFound('Thumbnail')
         return reply.type('image/jpeg').send(thumb)
       },

@@ -7,12 +7,14 @@
  * files gone from the folder leave the index. Progress is kept per user.
  */
 import type { Dirent } from 'node:fs'
-import { opendir, readFile, stat } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir, opendir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import { extname, join, relative, sep } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { FastifyBaseLogger } from 'fastify'
 import type { AiClient, AiPluginService } from '../ai/public.js'
-import { readExif } from './exif.js'
+import { readExif, thumbnailOf } from './exif.js'
+import { forVision, thumbnail } from './images.js'
 import type { PhotoStore } from './store.js'
 
 export const VISION_PROMPT =
@@ -21,6 +23,9 @@ export const VISION_PROMPT =
 const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp' }
 /** exifr reads these; the vision model gets only the MIME types above. */
 const PHOTO_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp', '.heic', '.heif', '.tif', '.tiff'])
+
+export const thumbnailKey = (path: string, size: number, mtimeMs: number) =>
+  createHash('sha256').update(`${path}\u0000${size}\u0000${Math.trunc(mtimeMs)}`).digest('hex').slice(0, 40)
 
 export interface PhotoIndexState {
   status: 'empty' | 'running' | 'ready' | 'failed'
@@ -40,6 +45,8 @@ export interface PhotoIndexerDeps {
   store: PhotoStore
   ai: AiPluginService
   folder: string
+  /** Where thumbnails are kept (shared by users: named by path, size and mtime). */
+  thumbnails: string
   visionMaxBytes: number
   maxFiles: number
   log: FastifyBaseLogger
@@ -118,6 +125,19 @@ export function photoIndexer(d: PhotoIndexerDeps) {
   }
   const state = (userId: string): PhotoIndexState => getState.get(userId) ?? empty
 
+  /** A thumbnail made with sharp, else the one the camera embedded in EXIF; its file name, or null. */
+  const makeThumbnail = async (input: Buffer | string, path: string, size: number, mtimeMs: number): Promise<string | null> => {
+    const name = `${thumbnailKey(path, size, mtimeMs)}.jpg`
+    const target = join(d.thumbnails, name)
+    if (await stat(target).then(() => true, () => false)) return name
+    const made = await thumbnail(input).catch(async () => thumbnailOf(typeof input === 'string' ? await readFile(input) : input))
+    if (!made) return null
+    await mkdir(d.thumbnails, { recursive: true })
+    await writeFile(`${target}.tmp`, made)
+    await rename(`${target}.tmp`, target)
+    return name
+  }
+
   const describe = async (client: AiClient, bytes: Buffer, mime: string) => parseVision(await client.describeImage(bytes, mime, VISION_PROMPT))
 
   const run = async (userId: string) => {
@@ -148,9 +168,11 @@ export function photoIndexer(d: PhotoIndexerDeps) {
         const exif = await readExif(bytes ?? full)
         let vision: { caption: string | null; labels: string[] } = { caption: null, labels: [] }
         let error: string | null = null
-        if (client && mime && bytes) {
+        const thumb = await makeThumbnail(bytes ?? full, path, info.size, info.mtimeMs)
+        const image = client && bytes ? await forVision(bytes, mime) : null
+        if (client && image) {
           try {
-            vision = await describe(client, bytes, mime)
+            vision = await describe(client, image.bytes, image.mime)
           } catch (err) {
             error = `vision model: ${(err as Error).message}`
             s.failed++
@@ -168,7 +190,7 @@ export function photoIndexer(d: PhotoIndexerDeps) {
           longitude: exif.longitude,
           caption: vision.caption,
           labels: JSON.stringify(vision.labels),
-          has_thumbnail: exif.hasThumbnail ? 1 : 0,
+          thumbnail: thumb,
           error,
           indexed_at: iso(),
         })

@@ -10,7 +10,7 @@ export const Photo = Type.Object({
   gps: Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() })),
   caption: Nullable(Type.String()),
   labels: Type.Array(Type.String()),
-  has_thumbnail: Type.Boolean({ description: 'the file embeds an EXIF thumbnail (GET /photos/:id/thumbnail)' }),
+  has_thumbnail: Type.Boolean({ description: 'GET /photos/:id/thumbnail serves one' }),
   error: Nullable(Type.String({ description: 'why the vision model gave nothing (retried by the next index run)' })),
   indexed_at: Timestamp,
 })

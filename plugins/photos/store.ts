@@ -15,7 +15,7 @@ export interface PhotoRow {
   longitude: number | null
   caption: string | null
   labels: string
-  has_thumbnail: number
+  thumbnail: string | null
   error: string | null
   indexed_at: string
 }
@@ -52,7 +52,7 @@ export const toPhoto = (r: PhotoRow): Photo => ({
   gps: r.latitude !== null && r.longitude !== null ? { latitude: r.latitude, longitude: r.longitude } : null,
   caption: r.caption,
   labels: JSON.parse(r.labels) as string[],
-  has_thumbnail: r.has_thumbnail === 1,
+  has_thumbnail: r.thumbnail !== null,
   error: r.error,
   indexed_at: r.indexed_at,
 })
@@ -63,13 +63,13 @@ const likeOf = (word: string) => `%${word.toLowerCase().replace(/[\\%_]/g, (c) =
 export function photoStore(db: Database.Database) {
   const upsert = db.prepare(
     `INSERT INTO photos_index (id, user_id, path, size, mtime_ms, taken_at, camera_make, camera_model, latitude, longitude,
-       caption, labels, has_thumbnail, error, indexed_at)
+       caption, labels, thumbnail, error, indexed_at)
      VALUES (@id, @user_id, @path, @size, @mtime_ms, @taken_at, @camera_make, @camera_model, @latitude, @longitude,
-       @caption, @labels, @has_thumbnail, @error, @indexed_at)
+       @caption, @labels, @thumbnail, @error, @indexed_at)
      ON CONFLICT (user_id, path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, taken_at = excluded.taken_at,
        camera_make = excluded.camera_make, camera_model = excluded.camera_model, latitude = excluded.latitude,
        longitude = excluded.longitude, caption = excluded.caption, labels = excluded.labels,
-       has_thumbnail = excluded.has_thumbnail, error = excluded.error, indexed_at = excluded.indexed_at`,
+       thumbnail = excluded.thumbnail, error = excluded.error, indexed_at = excluded.indexed_at`,
   )
   return {
     known(userId: string): Map<string, Pick<PhotoRow, 'size' | 'mtime_ms' | 'error' | 'caption'>> {

@@ -12,7 +12,7 @@ CREATE TABLE photos_index (
   longitude REAL,
   caption TEXT,
   labels TEXT NOT NULL DEFAULT '[]',
-  has_thumbnail INTEGER NOT NULL DEFAULT 0,
+  thumbnail TEXT,
   error TEXT,
   indexed_at TEXT NOT NULL,
   PRIMARY KEY (user_id, path)

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import sharp from 'sharp'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
 import { startProviderStub } from '../../ai/test/provider-stub.js'
@@ -58,7 +59,7 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
     camera: { make: 'Fujifilm', model: 'X100V' },
     caption: null,
     labels: [],
-    has_thumbnail: false,
+    has_thumbnail: true,
     error: null,
   })
   t.ok(Math.abs(beach.gps.latitude - 43.5528) < 1e-4 && Math.abs(beach.gps.longitude - 7.0174) < 1e-4, 'GPS from EXIF')
@@ -117,8 +118,21 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   t.match(await waitForPhotos(app, headers), { total: 3, failed: 0, indexed: 1, skipped: 2 })
   t.match((await app.inject({ method: 'GET', url: '/api/v1/photos?search=dog', headers })).json().data, [{ caption: 'A photo of happy dog', error: null }])
 
-  const notFound = await app.inject({ method: 'GET', url: `/api/v1/photos/${failed.id}/thumbnail`, headers })
-  t.equal(notFound.statusCode, 404, 'no embedded thumbnail in the fixtures')
+  // Thumbnails (sharp): the fixture is 8×8, never enlarged; a large photo is sent to the model downscaled.
+  const thumb = await app.inject({ method: 'GET', url: `/api/v1/photos/${failed.id}/thumbnail`, headers })
+  t.equal(thumb.statusCode, 200)
+  t.equal(thumb.headers['content-type'], 'image/jpeg')
+  t.match(await sharp(thumb.rawPayload).metadata(), { format: 'jpeg', width: 8, height: 8 })
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/photos/nope/thumbnail', headers })).statusCode, 404)
+  const large = await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#3a7' } }).jpeg().toBuffer()
+  writeFileSync(join(folder, 'large.jpg'), large)
+  await app.inject({ method: 'POST', url: '/api/v1/photos/index', headers })
+  t.match(await waitForPhotos(app, headers), { total: 4, indexed: 1, skipped: 3 })
+  const sent = stub.calls.at(-1)!.body as { messages: Array<{ images: string[] }> }
+  t.match(await sharp(Buffer.from(sent.messages[0].images[0], 'base64')).metadata(), { format: 'jpeg', width: 1024, height: 768 })
+  const largeRow = (await app.inject({ method: 'GET', url: '/api/v1/photos?search=large', headers })).json().data[0]
+  const largeThumb = await app.inject({ method: 'GET', url: `/api/v1/photos/${largeRow.id}/thumbnail`, headers })
+  t.match(await sharp(largeThumb.rawPayload).metadata(), { width: 320, height: 240 })
   for (const q of ['from=yesterday', 'to=2024-13-45', 'limit=500']) {
     const res = await app.inject({ method: 'GET', url: `/api/v1/photos?${q}`, headers })
     t.equal(res.statusCode, 400, q)
