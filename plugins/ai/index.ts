@@ -25,7 +25,10 @@ export default definePlugin(
   async (app, api) => {
     const { service: records } = api.services.get<RecordsPluginService>('records')
     const settings = settingsStore(api.db, api.secrets, api.config, api.now)
-    const vectors = vectorStore(api.db, loadVectorExtension(api.db, api.config.vectorSearch, (m) => api.log.warn(m)))
+    const vectors = vectorStore(
+      api.db,
+      loadVectorExtension(api.db, api.config.vectorSearch, (m) => api.log.warn(m)),
+    )
     const indexer = createIndexer({
       db: api.db,
       records,

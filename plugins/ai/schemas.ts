@@ -22,7 +22,11 @@ export const AiSettingsBody = Type.Object(
     model: { ...ModelName, description: 'chat and vision model' },
     embedding_model: ModelName,
     api_key: Type.Optional(
-      Type.String({ maxLength: 1000, pattern: '^[^\\u0000-\\u001f]*$', description: "sent as a Bearer token; omitted: keep the stored key; '': remove it" }),
+      Type.String({
+        maxLength: 1000,
+        pattern: '^[^\\u0000-\\u001f]*$',
+        description: "sent as a Bearer token; omitted: keep the stored key; '': remove it",
+      }),
     ),
     base_url: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2048, description: 'admins only (403 FORBIDDEN otherwise)' }))),
   },
@@ -57,7 +61,10 @@ export const SemanticQuery = Type.Object(
   {
     q: Type.String({ minLength: 1, maxLength: 2000 }),
     types: Type.Optional(
-      Type.String({ pattern: '^(notes|contacts|events)(,(notes|contacts|events)){0,2}$', description: 'comma-separated; default all three' }),
+      Type.String({
+        pattern: '^(notes|contacts|events)(,(notes|contacts|events)){0,2}$',
+        description: 'comma-separated; default all three',
+      }),
     ),
     mode: Type.Optional(StringEnum(['semantic', 'hybrid'] as const, { default: 'semantic' })),
     limit: Limit,

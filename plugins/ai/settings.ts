@@ -81,11 +81,15 @@ export function settingsStore(db: Database.Database, secrets: Secrets, config: A
     put(userId, input, isAdmin) {
       const before = get.get(userId)
       if (input.base_url !== undefined && input.base_url !== null && !isAdmin)
-        throw new HttpError('FORBIDDEN', 'Only an admin may set a custom base_url (the daemon would call it); omit it to use the instance URL')
+        throw new HttpError(
+          'FORBIDDEN',
+          'Only an admin may set a custom base_url (the daemon would call it); omit it to use the instance URL',
+        )
       if (input.base_url) checkBaseUrl(input.base_url)
       // A non-admin's save keeps no custom URL: an admin's URL never serves a user it was not set by.
       const baseUrl = isAdmin ? (input.base_url === undefined ? (before?.base_url ?? null) : input.base_url) : null
-      const keyEnc = input.api_key === undefined ? (before?.api_key_enc ?? null) : input.api_key === '' ? null : secrets.encrypt(input.api_key)
+      const keyEnc =
+        input.api_key === undefined ? (before?.api_key_enc ?? null) : input.api_key === '' ? null : secrets.encrypt(input.api_key)
       const row: Row = {
         user_id: userId,
         provider: input.provider,

@@ -49,7 +49,8 @@ export default definePlugin(
       {
         schema: {
           summary: 'Search your indexed photos by words and dates',
-          description: '`search`: every word must appear in the caption, the labels or the path. `from`/`to` bound `taken_at` (inclusive). Newest first.',
+          description:
+            '`search`: every word must appear in the caption, the labels or the path. `from`/`to` bound `taken_at` (inclusive). Newest first.',
           querystring: PhotoQuery,
           response: { 200: ListOf(Photo) },
         },
@@ -66,7 +67,8 @@ export default definePlugin(
       {
         schema: {
           summary: 'Index the photos folder (incremental, in the background)',
-          description: 'Files unchanged since the last run (size and mtime) are skipped. Without AI settings, photos are indexed from EXIF alone. Progress at GET /api/v1/photos/index.',
+          description:
+            'Files unchanged since the last run (size and mtime) are skipped. Without AI settings, photos are indexed from EXIF alone. Progress at GET /api/v1/photos/index.',
           response: { 202: Single(PhotoIndexState) },
         },
         config: { tier: 'pro' },

@@ -25,7 +25,10 @@ const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpe
 const PHOTO_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp', '.heic', '.heif', '.tif', '.tiff'])
 
 export const thumbnailKey = (path: string, size: number, mtimeMs: number) =>
-  createHash('sha256').update(`${path}\u0000${size}\u0000${Math.trunc(mtimeMs)}`).digest('hex').slice(0, 40)
+  createHash('sha256')
+    .update(`${path}\u0000${size}\u0000${Math.trunc(mtimeMs)}`)
+    .digest('hex')
+    .slice(0, 40)
 
 export interface PhotoIndexState {
   status: 'empty' | 'running' | 'ready' | 'failed'
@@ -62,7 +65,13 @@ export function parseVision(answer: string): { caption: string | null; labels: s
       const body = JSON.parse(answer.slice(start, end + 1)) as { caption?: unknown; labels?: unknown }
       const caption = typeof body.caption === 'string' && body.caption.trim() ? body.caption.trim().slice(0, 500) : null
       const labels = Array.isArray(body.labels)
-        ? [...new Set(body.labels.filter((l): l is string => typeof l === 'string' && l.trim() !== '').map((l) => l.trim().toLowerCase().slice(0, 50)))].slice(0, 20)
+        ? [
+            ...new Set(
+              body.labels
+                .filter((l): l is string => typeof l === 'string' && l.trim() !== '')
+                .map((l) => l.trim().toLowerCase().slice(0, 50)),
+            ),
+          ].slice(0, 20)
         : []
       return { caption, labels }
     } catch {
@@ -129,7 +138,13 @@ export function photoIndexer(d: PhotoIndexerDeps) {
   const makeThumbnail = async (input: Buffer | string, path: string, size: number, mtimeMs: number): Promise<string | null> => {
     const name = `${thumbnailKey(path, size, mtimeMs)}.jpg`
     const target = join(d.thumbnails, name)
-    if (await stat(target).then(() => true, () => false)) return name
+    if (
+      await stat(target).then(
+        () => true,
+        () => false,
+      )
+    )
+      return name
     const made = await thumbnail(input).catch(async () => thumbnailOf(typeof input === 'string' ? await readFile(input) : input))
     if (!made) return null
     await mkdir(d.thumbnails, { recursive: true })
@@ -138,7 +153,8 @@ export function photoIndexer(d: PhotoIndexerDeps) {
     return name
   }
 
-  const describe = async (client: AiClient, bytes: Buffer, mime: string) => parseVision(await client.describeImage(bytes, mime, VISION_PROMPT))
+  const describe = async (client: AiClient, bytes: Buffer, mime: string) =>
+    parseVision(await client.describeImage(bytes, mime, VISION_PROMPT))
 
   const run = async (userId: string) => {
     const s: PhotoIndexState = { ...empty, status: 'running', started_at: iso() }

@@ -91,10 +91,18 @@ export function photoStore(db: Database.Database) {
     search(userId: string, q: PhotoSearch): { items: Photo[]; total: number } {
       const where = ['user_id = ?']
       const params: unknown[] = [userId]
-      if (q.from) where.push('taken_at >= ?') && params.push(q.from)
-      if (q.to) where.push('taken_at <= ?') && params.push(q.to)
+      if (q.from) {
+        where.push('taken_at >= ?')
+        params.push(q.from)
+      }
+      if (q.to) {
+        where.push('taken_at <= ?')
+        params.push(q.to)
+      }
       for (const word of (q.search?.normalize('NFC').match(WORD) ?? []).slice(0, 16)) {
-        where.push(`(lower(coalesce(caption, '')) LIKE ? ESCAPE '\\' OR lower(labels) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\')`)
+        where.push(
+          `(lower(coalesce(caption, '')) LIKE ? ESCAPE '\\' OR lower(labels) LIKE ? ESCAPE '\\' OR lower(path) LIKE ? ESCAPE '\\')`,
+        )
         const like = likeOf(word)
         params.push(like, like, like)
       }

@@ -54,7 +54,7 @@ async function searchBench(out: Record<string, number | string>) {
     const vector = () => Array.from({ length: DIMS }, random)
     const at = new Date().toISOString()
     const fast = vectorStore(db, mode)
-    let started = performance.now()
+    const started = performance.now()
     for (let i = 0; i < VECTORS; i += 10_000) {
       const rows = Array.from({ length: 10_000 }, (_, j) => ({ type: 'notes' as const, id: `note-${i + j}`, hash: '', vector: vector() }))
       fast.upsert('bench-user', 'bench', rows, at)
@@ -71,7 +71,13 @@ async function searchBench(out: Record<string, number | string>) {
       return a.join() === b.join()
     })
     out['same top 20 on both paths'] = agree ? 'yes' : 'NO'
-    const paths: Array<['sqlite-vec' | 'scan', VectorStore]> = mode === 'sqlite-vec' ? [['sqlite-vec', fast], ['scan', scan]] : [['scan', scan]]
+    const paths: Array<['sqlite-vec' | 'scan', VectorStore]> =
+      mode === 'sqlite-vec'
+        ? [
+            ['sqlite-vec', fast],
+            ['scan', scan],
+          ]
+        : [['scan', scan]]
     for (const [name, store] of paths) {
       const samples = searchLatency(store, queries.slice(0, QUERIES[name]))
       out[`${name}: search p50 ms`] = percentile(samples, 50)

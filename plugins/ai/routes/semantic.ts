@@ -20,7 +20,8 @@ export async function semanticRoutes(
     {
       schema: {
         summary: 'Rebuild your semantic index (in the background)',
-        description: 'Embeds every note, contact and event that changed since it was embedded; progress at GET /api/v1/ai/index. A running reindex is not restarted.',
+        description:
+          'Embeds every note, contact and event that changed since it was embedded; progress at GET /api/v1/ai/index. A running reindex is not restarted.',
         tags: ['ai'],
         response: { 202: Single(IndexState) },
       },
@@ -35,7 +36,10 @@ export async function semanticRoutes(
 
   app.get(
     '/ai/index',
-    { schema: { summary: 'Progress and size of your semantic index', tags: ['ai'], response: { 200: Single(IndexState) } }, config: { tier: 'pro' } },
+    {
+      schema: { summary: 'Progress and size of your semantic index', tags: ['ai'], response: { 200: Single(IndexState) } },
+      config: { tier: 'pro' },
+    },
     async (req) => indexer.state(req.userId),
   )
 

@@ -12,7 +12,13 @@ export async function settingsRoutes(app: PluginInstance, deps: { settings: Sett
 
   app.get(
     '/ai/settings',
-    { schema: { summary: "Your AI provider settings (the key is never returned: `configured` says one is stored)", tags: ['ai'], response: { 200: Single(AiSettings) } } },
+    {
+      schema: {
+        summary: 'Your AI provider settings (the key is never returned: `configured` says one is stored)',
+        tags: ['ai'],
+        response: { 200: Single(AiSettings) },
+      },
+    },
     async (req) => settings.view(req.userId),
   )
 
@@ -68,7 +74,13 @@ export async function settingsRoutes(app: PluginInstance, deps: { settings: Sett
       const client = settings.client(req.userId)
       if (!client) throw new HttpError('UNPROCESSABLE', 'No AI settings to test: set them with PUT /api/v1/ai/settings first')
       const started = performance.now()
-      const result = { ok: true, provider: client.provider, embedding_model: client.embeddingModel, dimensions: null as number | null, error: null as string | null }
+      const result = {
+        ok: true,
+        provider: client.provider,
+        embedding_model: client.embeddingModel,
+        dimensions: null as number | null,
+        error: null as string | null,
+      }
       try {
         const [vector] = await client.embed(['Hearth connection test'])
         result.dimensions = vector.length

@@ -87,10 +87,14 @@ export function semanticSearch(d: SemanticSearchDeps) {
   return async function search(userId: string, q: SemanticQuery): Promise<{ items: SemanticHit[]; meta: SemanticMeta }> {
     const client = d.settings.client(userId)
     if (!client)
-      throw new HttpError('UNPROCESSABLE', 'No AI settings: semantic search embeds through your provider; set one with PUT /api/v1/ai/settings', {
-        field: 'ai_settings',
-        constraint: 'required',
-      })
+      throw new HttpError(
+        'UNPROCESSABLE',
+        'No AI settings: semantic search embeds through your provider; set one with PUT /api/v1/ai/settings',
+        {
+          field: 'ai_settings',
+          constraint: 'required',
+        },
+      )
     if (!d.indexer.exists(userId)) {
       d.indexer.reindex(userId)
       return fallback(userId, q, 'The semantic index is being built (GET /api/v1/ai/index shows progress): full-text results meanwhile')
@@ -130,4 +134,3 @@ export function semanticSearch(d: SemanticSearchDeps) {
     }
   }
 }
-

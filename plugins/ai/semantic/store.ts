@@ -65,7 +65,9 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
 
   const scanNearest = (userId: string, model: string, q: Float32Array, types: readonly SemanticType[], limit: number): Hit[] => {
     const rows = db
-      .prepare(`SELECT type, record_id AS id, vector FROM ai_embeddings WHERE user_id = ? AND model = ? AND dims = ? AND ${typeFilter(types)}`)
+      .prepare(
+        `SELECT type, record_id AS id, vector FROM ai_embeddings WHERE user_id = ? AND model = ? AND dims = ? AND ${typeFilter(types)}`,
+      )
       .iterate(userId, model, q.length, ...types) as Iterable<{ type: SemanticType; id: string; vector: Buffer }>
     const hits: Hit[] = []
     for (const r of rows) hits.push({ type: r.type, id: r.id, score: roundScore(dot(q, fromBlob(r.vector))) })
@@ -90,7 +92,9 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
   return {
     mode,
     hashes(userId, model) {
-      const rows = db.prepare('SELECT type, record_id, text_hash FROM ai_embeddings WHERE user_id = ? AND model = ?').all(userId, model) as Array<{
+      const rows = db
+        .prepare('SELECT type, record_id, text_hash FROM ai_embeddings WHERE user_id = ? AND model = ?')
+        .all(userId, model) as Array<{
         type: string
         record_id: string
         text_hash: string

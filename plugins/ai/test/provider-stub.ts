@@ -69,11 +69,19 @@ export async function startProviderStub(t: TestContext): Promise<ProviderStub> {
     if (req.url?.startsWith('/v1/') && stub.expectedKey) {
       const given = (req.headers.authorization ?? '').replace(/^Bearer /, '')
       if (given !== stub.expectedKey)
-        return send(401, { error: { message: `Incorrect API key provided: ${given}. You can find your API key at https://platform.example/account/api-keys.` } })
+        return send(401, {
+          error: {
+            message: `Incorrect API key provided: ${given}. You can find your API key at https://platform.example/account/api-keys.`,
+          },
+        })
     }
     const inputs = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')]
     if (req.method === 'POST' && req.url === '/v1/embeddings') {
-      return send(200, { object: 'list', model: body.model, data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: embedText(text) })) })
+      return send(200, {
+        object: 'list',
+        model: body.model,
+        data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: embedText(text) })),
+      })
     }
     if (req.method === 'POST' && req.url === '/api/embed') return send(200, { model: body.model, embeddings: inputs.map(embedText) })
     if (req.method === 'POST' && req.url === '/v1/chat/completions') {
@@ -81,7 +89,11 @@ export async function startProviderStub(t: TestContext): Promise<ProviderStub> {
       const parts = messages.flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content))
       const image = parts.find((p) => p.type === 'image_url')
       const content = image ? visionAnswer(image.image_url!.url.split(',')[1]) : `echo: ${parts.map((p) => p.text ?? '').join(' ')}`
-      return send(200, { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] })
+      return send(200, {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      })
     }
     if (req.method === 'POST' && req.url === '/api/chat') {
       const messages = body.messages as Array<{ content: string; images?: string[] }>

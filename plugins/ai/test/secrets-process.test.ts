@@ -89,7 +89,12 @@ t.test('keys stay out of the log output and the data folder', async (t) => {
   t.equal(fallback.status, 200)
   t.equal(fallback.json.meta.fallback, true)
   t.notOk(fallback.text.includes(WRONG))
-  await call('PATCH', `/notes/${(await call('GET', '/notes', undefined, token)).json.data[0].id}`, { content: 'milk eggs bread butter' }, token)
+  await call(
+    'PATCH',
+    `/notes/${(await call('GET', '/notes', undefined, token)).json.data[0].id}`,
+    { content: 'milk eggs bread butter' },
+    token,
+  )
   for (let i = 0; i < 200 && !output.includes('changes dropped after retries'); i++) await new Promise((r) => setTimeout(r, 25))
   t.match(output, /provider failed, will retry/, 'the retries were logged')
   t.match(output, /\[redacted\]/, 'with the key redacted')
@@ -100,7 +105,10 @@ t.test('keys stay out of the log output and the data folder', async (t) => {
   t.notOk(output.includes(GOOD), 'the good key is not in the logs')
   t.notOk(output.includes(WRONG), 'the wrong key is not in the logs')
   const files = readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
-  t.ok(files.some((f) => f.name.endsWith('.db')), 'the database file is there')
+  t.ok(
+    files.some((f) => f.name.endsWith('.db')),
+    'the database file is there',
+  )
   for (const f of files) {
     const bytes = readFileSync(join(f.parentPath, f.name)).toString('latin1')
     t.notOk(bytes.includes(GOOD) || bytes.includes(WRONG), `no key in clear in ${f.name}`)

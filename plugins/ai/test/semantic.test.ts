@@ -20,7 +20,12 @@ const CONTACTS = [
   { display_name: 'Paul Baker', company: 'Corner bakery', job_title: 'baker' },
 ]
 const EVENTS = [
-  { title: 'Bread baking class', location: 'Corner bakery', description: 'Learn sourdough bread with a starter', start_at: '2026-12-01T18:00:00Z' },
+  {
+    title: 'Bread baking class',
+    location: 'Corner bakery',
+    description: 'Learn sourdough bread with a starter',
+    start_at: '2026-12-01T18:00:00Z',
+  },
   { title: 'Dentist', location: 'Main street', description: 'Yearly check-up', start_at: '2026-12-03T09:00:00Z' },
 ]
 
@@ -55,7 +60,11 @@ const settings = { provider: 'openai-compatible', model: 'chat', embedding_model
 async function search(app: TestApp, headers: Record<string, string>, query: string) {
   const res = await app.inject({ method: 'GET', url: `/api/v1/search/semantic?${query}`, headers })
   if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`)
-  return res.json() as { data: Array<{ type: string; id: string; score: number; record: Record<string, unknown> }>; meta: Record<string, unknown>; tier: string }
+  return res.json() as {
+    data: Array<{ type: string; id: string; score: number; record: Record<string, unknown> }>
+    meta: Record<string, unknown>
+    tier: string
+  }
 }
 
 const titleOf = (h: { record: Record<string, unknown> }) => String(h.record.title ?? h.record.display_name)
@@ -86,7 +95,13 @@ t.test('ranks by meaning; sqlite-vec and the plain scan answer the same', async 
     t.equal(bike.data.length, 3)
     t.match(bike.data[0], { type: 'notes', record: { title: 'Bicycle repair' } })
     t.ok(bike.data[0].score > bike.data[1].score && bike.data[0].score <= 1)
-    t.same(Object.keys(bike.data[0].record).sort(), Object.keys(bike.data[0].record).filter((k) => k !== 'content').sort(), 'compact record')
+    t.same(
+      Object.keys(bike.data[0].record).sort(),
+      Object.keys(bike.data[0].record)
+        .filter((k) => k !== 'content')
+        .sort(),
+      'compact record',
+    )
 
     const people = await search(app, headers, 'q=bicycle+mechanic&types=contacts')
     t.same(people.data.map(titleOf), ['Marta Ruiz', 'Paul Baker'])
@@ -112,7 +127,12 @@ t.test('the index follows creates, updates and deletes, retrying while the provi
   await app.inject({ method: 'POST', url: '/api/v1/ai/reindex', headers })
   await waitForIndex(app, headers)
 
-  const created = await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { title: 'Kayak trip', content: 'Paddles, river map, dry bag' } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/notes',
+    headers,
+    payload: { title: 'Kayak trip', content: 'Paddles, river map, dry bag' },
+  })
   t.equal(created.statusCode, 201)
   const id = created.json().data.id
   await waitForIndex(app, headers)
@@ -122,7 +142,12 @@ t.test('the index follows creates, updates and deletes, retrying while the provi
   // The provider hangs: writes still answer at once; the change is retried until it is back.
   stub.state = 'hang'
   const before = Date.now()
-  const patched = await app.inject({ method: 'PATCH', url: `/api/v1/notes/${id}`, headers, payload: { title: 'Mountain hike', content: 'Boots, poles, summit lunch' } })
+  const patched = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/notes/${id}`,
+    headers,
+    payload: { title: 'Mountain hike', content: 'Boots, poles, summit lunch' },
+  })
   t.equal(patched.statusCode, 200)
   t.ok(Date.now() - before < 300, 'the write did not wait for the provider')
   await new Promise((r) => setTimeout(r, 600))
@@ -139,7 +164,10 @@ t.test('the index follows creates, updates and deletes, retrying while the provi
   t.equal(deleted.statusCode, 200)
   await waitForIndex(app, headers)
   const after = await search(app, headers, 'q=hike+boots+summit&limit=20')
-  t.notOk(after.data.some((h) => h.id === id), 'a deleted note leaves the index')
+  t.notOk(
+    after.data.some((h) => h.id === id),
+    'a deleted note leaves the index',
+  )
   t.equal(after.meta.total, 8)
   await app.inject({ method: 'POST', url: `/api/v1/notes/${id}/restore`, headers })
   await waitForIndex(app, headers)

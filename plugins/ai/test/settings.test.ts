@@ -38,7 +38,11 @@ t.test('settings are per user, free users included; the key is never returned no
   const got = await app.inject({ method: 'GET', url: '/api/v1/ai/settings', headers: auth(u.token) })
   t.notOk(got.body.includes(KEY))
   t.equal(got.json().data.configured, true)
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/ai/settings', headers: auth(o.token) })).json().data.configured, false, 'per user')
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/v1/ai/settings', headers: auth(o.token) })).json().data.configured,
+    false,
+    'per user',
+  )
 
   // The test action: one real call, the key as a Bearer token.
   const test = await app.inject({ method: 'POST', url: '/api/v1/ai/settings/test', headers: auth(u.token) })
@@ -50,7 +54,12 @@ t.test('settings are per user, free users included; the key is never returned no
   t.equal(call.body.model, 'embed-1')
 
   // Saving without api_key keeps the key; a wrong key fails the test with the key redacted.
-  const keep = await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers: auth(u.token), payload: { ...body, api_key: undefined, model: 'chat-2' } })
+  const keep = await app.inject({
+    method: 'PUT',
+    url: '/api/v1/ai/settings',
+    headers: auth(u.token),
+    payload: { ...body, api_key: undefined, model: 'chat-2' },
+  })
   t.equal(keep.json().data.configured, true)
   const wrong = 'sk-wrong-0000111122223333444455556666'
   await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers: auth(u.token), payload: { ...body, api_key: wrong } })
@@ -87,7 +96,11 @@ t.test('only an admin may set base_url (no outbound URL from a non-admin)', asyn
   const refused = await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers: auth(u.token), payload: body })
   t.equal(refused.statusCode, 403)
   t.equal(refused.json().error.code, 'FORBIDDEN')
-  t.same((await app.inject({ method: 'GET', url: '/api/v1/ai/settings', headers: auth(u.token) })).json().data.provider, null, 'nothing saved')
+  t.same(
+    (await app.inject({ method: 'GET', url: '/api/v1/ai/settings', headers: auth(u.token) })).json().data.provider,
+    null,
+    'nothing saved',
+  )
   t.equal(stub.calls.length, 0)
 
   for (const token of [admin.token, o.token]) {
@@ -105,7 +118,12 @@ t.test('only an admin may set base_url (no outbound URL from a non-admin)', asyn
     t.equal(res.statusCode, 400, bad)
     t.equal(res.json().error.code, 'VALIDATION_ERROR')
   }
-  const badProvider = await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers: auth(o.token), payload: { ...body, provider: 'gemini' } })
+  const badProvider = await app.inject({
+    method: 'PUT',
+    url: '/api/v1/ai/settings',
+    headers: auth(o.token),
+    payload: { ...body, provider: 'gemini' },
+  })
   t.equal(badProvider.statusCode, 400)
 
   // The instance URL serves users without a custom one: here nothing listens, so the test reports it.

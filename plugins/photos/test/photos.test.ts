@@ -30,9 +30,19 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   mkdirSync(join(folder, 'holidays', '2024'), { recursive: true })
   writeFileSync(
     join(folder, 'holidays', '2024', 'beach.jpg'),
-    makeJpeg({ make: 'Fujifilm', model: 'X100V', takenAt: '2024:07:14 19:30:00', offset: '+02:00', gps: { lat: 43.5528, lon: 7.0174 }, scene: 'sandy beach sunset' }),
+    makeJpeg({
+      make: 'Fujifilm',
+      model: 'X100V',
+      takenAt: '2024:07:14 19:30:00',
+      offset: '+02:00',
+      gps: { lat: 43.5528, lon: 7.0174 },
+      scene: 'sandy beach sunset',
+    }),
   )
-  writeFileSync(join(folder, 'bike.jpg'), makeJpeg({ make: 'Apple', model: 'iPhone 13', takenAt: '2023:03:02 10:00:00', scene: 'red bicycle' }))
+  writeFileSync(
+    join(folder, 'bike.jpg'),
+    makeJpeg({ make: 'Apple', model: 'iPhone 13', takenAt: '2023:03:02 10:00:00', scene: 'red bicycle' }),
+  )
   writeFileSync(join(folder, 'cat.JPEG'), makeJpeg({ takenAt: '2024:12:24 08:00:00', scene: 'sleeping cat' }))
   writeFileSync(join(folder, 'notes.txt'), 'not a photo')
   writeFileSync(join(folder, '.hidden.jpg'), makeJpeg({ scene: 'hidden' }))
@@ -40,7 +50,9 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   const decoded = await sharp(makeJpeg({ scene: 'check' }), { failOn: 'warning' }).stats()
   t.equal(decoded.channels[0].mean, 128, 'the hand-written JPEG decodes cleanly (libvips): uniform grey')
 
-  const app = await build(t, { env: { HEARTH_TIER: 'pro', HEARTH_DATA_PHOTOS_DIR: folder, HEARTH_AI_OLLAMA_URL: stub.url, HEARTH_AI_TIMEOUT_MS: '500' } })
+  const app = await build(t, {
+    env: { HEARTH_TIER: 'pro', HEARTH_DATA_PHOTOS_DIR: folder, HEARTH_AI_OLLAMA_URL: stub.url, HEARTH_AI_TIMEOUT_MS: '500' },
+  })
   const o = await owner(app)
   const headers = auth(o.token)
 
@@ -70,28 +82,55 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   t.equal(stub.calls.length, 0)
 
   // With a vision model: the photos without a caption are described.
-  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: { provider: 'ollama', model: 'llava', embedding_model: 'nomic-embed-text' } })
+  await app.inject({
+    method: 'PUT',
+    url: '/api/v1/ai/settings',
+    headers,
+    payload: { provider: 'ollama', model: 'llava', embedding_model: 'nomic-embed-text' },
+  })
   await app.inject({ method: 'POST', url: '/api/v1/photos/index', headers })
   t.match(await waitForPhotos(app, headers), { total: 3, indexed: 3, skipped: 0 })
   t.equal(stub.calls.filter((c) => c.path === '/api/chat').length, 3)
   const chat = stub.calls[0].body as { model: string; messages: Array<{ images: string[]; content: string }> }
   t.equal(chat.model, 'llava')
   t.match(chat.messages[0].content, /caption/)
-  t.ok(Buffer.from(chat.messages[0].images[0], 'base64').subarray(0, 2).equals(Buffer.from([0xff, 0xd8])), 'the JPEG itself is sent')
+  t.ok(
+    Buffer.from(chat.messages[0].images[0], 'base64')
+      .subarray(0, 2)
+      .equals(Buffer.from([0xff, 0xd8])),
+    'the JPEG itself is sent',
+  )
 
   const bikes = (await app.inject({ method: 'GET', url: '/api/v1/photos?search=bicycle', headers })).json()
   t.equal(bikes.meta.total, 1)
   t.match(bikes.data[0], { path: 'bike.jpg', caption: 'A photo of red bicycle', labels: ['red', 'bicycle'] })
-  t.same((await app.inject({ method: 'GET', url: '/api/v1/photos?search=SUNSET+beach', headers })).json().data.map((p: { path: string }) => p.path), [
-    'holidays/2024/beach.jpg',
-  ])
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/photos?search=bicycle+cat', headers })).json().meta.total, 0, 'every word must match')
+  t.same(
+    (await app.inject({ method: 'GET', url: '/api/v1/photos?search=SUNSET+beach', headers }))
+      .json()
+      .data.map((p: { path: string }) => p.path),
+    ['holidays/2024/beach.jpg'],
+  )
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/v1/photos?search=bicycle+cat', headers })).json().meta.total,
+    0,
+    'every word must match',
+  )
   const in2024 = (await app.inject({ method: 'GET', url: '/api/v1/photos?from=2024-01-01&to=2024-12-31', headers })).json()
-  t.same(in2024.data.map((p: { path: string }) => p.path), ['cat.JPEG', 'holidays/2024/beach.jpg'])
+  t.same(
+    in2024.data.map((p: { path: string }) => p.path),
+    ['cat.JPEG', 'holidays/2024/beach.jpg'],
+  )
   const oneDay = (await app.inject({ method: 'GET', url: '/api/v1/photos?from=2024-07-14&to=2024-07-14', headers })).json()
-  t.same(oneDay.data.map((p: { path: string }) => p.path), ['holidays/2024/beach.jpg'], 'a date bound is the whole day')
+  t.same(
+    oneDay.data.map((p: { path: string }) => p.path),
+    ['holidays/2024/beach.jpg'],
+    'a date bound is the whole day',
+  )
   const instant = (await app.inject({ method: 'GET', url: '/api/v1/photos?to=2024-07-14T17:29:59Z', headers })).json()
-  t.same(instant.data.map((p: { path: string }) => p.path), ['bike.jpg'])
+  t.same(
+    instant.data.map((p: { path: string }) => p.path),
+    ['bike.jpg'],
+  )
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/photos?search=cat&from=2024-12-25', headers })).json().meta.total, 0)
 
   // Incremental: nothing changed → nothing sent; a changed file and a removed one are followed.
@@ -106,7 +145,9 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   await app.inject({ method: 'POST', url: '/api/v1/photos/index', headers })
   t.match(await waitForPhotos(app, headers), { total: 2, skipped: 1, indexed: 1, removed: 1 })
   t.equal(stub.calls.length, calls + 1)
-  t.match((await app.inject({ method: 'GET', url: '/api/v1/photos?search=basket', headers })).json().data, [{ path: 'bike.jpg', caption: 'A photo of blue bicycle with basket' }])
+  t.match((await app.inject({ method: 'GET', url: '/api/v1/photos?search=basket', headers })).json().data, [
+    { path: 'bike.jpg', caption: 'A photo of blue bicycle with basket' },
+  ])
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/photos?search=cat', headers })).json().meta.total, 0)
 
   // The vision model fails: the photo keeps its EXIF and the error, and the next run retries it.
@@ -115,11 +156,18 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   await app.inject({ method: 'POST', url: '/api/v1/photos/index', headers })
   t.match(await waitForPhotos(app, headers), { total: 3, failed: 1, skipped: 2 })
   const failed = (await app.inject({ method: 'GET', url: '/api/v1/photos?from=2025-01-01', headers })).json().data[0]
-  t.match(failed, { path: 'dog.jpg', caption: null, taken_at: '2025-01-01T12:00:00.000Z', error: /vision model: provider answered 503: model overloaded/ })
+  t.match(failed, {
+    path: 'dog.jpg',
+    caption: null,
+    taken_at: '2025-01-01T12:00:00.000Z',
+    error: /vision model: provider answered 503: model overloaded/,
+  })
   stub.state = 'up'
   await app.inject({ method: 'POST', url: '/api/v1/photos/index', headers })
   t.match(await waitForPhotos(app, headers), { total: 3, failed: 0, indexed: 1, skipped: 2 })
-  t.match((await app.inject({ method: 'GET', url: '/api/v1/photos?search=dog', headers })).json().data, [{ caption: 'A photo of happy dog', error: null }])
+  t.match((await app.inject({ method: 'GET', url: '/api/v1/photos?search=dog', headers })).json().data, [
+    { caption: 'A photo of happy dog', error: null },
+  ])
 
   // Thumbnails (sharp): the fixture is 8×8, never enlarged; a large photo is sent to the model downscaled.
   const thumb = await app.inject({ method: 'GET', url: `/api/v1/photos/${failed.id}/thumbnail`, headers })
@@ -127,7 +175,9 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   t.equal(thumb.headers['content-type'], 'image/jpeg')
   t.match(await sharp(thumb.rawPayload).metadata(), { format: 'jpeg', width: 8, height: 8 })
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/photos/nope/thumbnail', headers })).statusCode, 404)
-  const large = await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#3a7' } }).jpeg().toBuffer()
+  const large = await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#3a7' } })
+    .jpeg()
+    .toBuffer()
   writeFileSync(join(folder, 'large.jpg'), large)
   await app.inject({ method: 'POST', url: '/api/v1/photos/index', headers })
   t.match(await waitForPhotos(app, headers), { total: 4, indexed: 1, skipped: 3 })
