@@ -57,6 +57,16 @@ async function setup(t: TestContext, stub: ProviderStub, extra: Record<string, s
 
 const settings = { provider: 'openai-compatible', model: 'chat', embedding_model: 'bow-384', api_key: 'sk-semantic-test-key-000000000000' }
 
+/** A pro instance with the corpus, AI settings and a built index. */
+async function indexed(t: TestContext) {
+  const stub = await startProviderStub(t)
+  const { app, headers } = await setup(t, stub)
+  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: settings })
+  await app.inject({ method: 'POST', url: '/api/v1/ai/reindex', headers })
+  await waitForIndex(app, headers)
+  return { stub, app, headers }
+}
+
 async function search(app: TestApp, headers: Record<string, string>, query: string) {
   const res = await app.inject({ method: 'GET', url: `/api/v1/search/semantic?${query}`, headers })
   if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`)
@@ -121,11 +131,7 @@ t.test('ranks by meaning; sqlite-vec and the plain scan answer the same', async 
 })
 
 t.test('the index follows creates, updates and deletes, retrying while the provider is out', async (t) => {
-  const stub = await startProviderStub(t)
-  const { app, headers } = await setup(t, stub)
-  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: settings })
-  await app.inject({ method: 'POST', url: '/api/v1/ai/reindex', headers })
-  await waitForIndex(app, headers)
+  const { stub, app, headers } = await indexed(t)
 
   const created = await app.inject({
     method: 'POST',
@@ -180,11 +186,7 @@ t.test('the index follows creates, updates and deletes, retrying while the provi
 })
 
 t.test('hybrid blends with the full-text rank; a provider outage falls back to full text, never a 500', async (t) => {
-  const stub = await startProviderStub(t)
-  const { app, headers } = await setup(t, stub)
-  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: settings })
-  await app.inject({ method: 'POST', url: '/api/v1/ai/reindex', headers })
-  await waitForIndex(app, headers)
+  const { stub, app, headers } = await indexed(t)
 
   const hybrid = await search(app, headers, 'q=tax+receipts&mode=hybrid&limit=3')
   t.match(hybrid.meta, { mode: 'hybrid', fallback: false })
