@@ -51,7 +51,7 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   t.equal(decoded.channels[0].mean, 128, 'the hand-written JPEG decodes cleanly (libvips): uniform grey')
 
   const app = await build(t, {
-    env: { HEARTH_TIER: 'pro', HEARTH_DATA_PHOTOS_DIR: folder, HEARTH_AI_OLLAMA_URL: stub.url, HEARTH_AI_TIMEOUT_MS: '500' },
+    env: { HEARTH_TIER: 'pro', HEARTH_DATA_PHOTOS_DIR: folder, HEARTH_AI_OLLAMA_URL: stub.url, HEARTH_AI_TIMEOUT_MS: '10000' },
   })
   const o = await owner(app)
   const headers = auth(o.token)
