@@ -150,9 +150,21 @@ export function createIndexer(d: IndexerDeps): Indexer {
     }
   }
 
+  /** Users whose batch is with the provider: one batch per user at a time (it reschedules what is left). */
+  const inFlight = new Set<string>()
+
   const flush = async (userId: string) => {
     const queue = queues.get(userId)
-    if (!queue || queue.size === 0 || running.has(userId)) return
+    if (!queue || queue.size === 0 || running.has(userId) || inFlight.has(userId)) return
+    inFlight.add(userId)
+    try {
+      await flushBatch(userId, queue)
+    } finally {
+      inFlight.delete(userId)
+    }
+  }
+
+  const flushBatch = async (userId: string, queue: Map<string, Pending>) => {
     const batch = [...queue.values()].slice(0, d.config.batchSize)
     const present: Array<{ type: SemanticType; record: ApiRecord }> = []
     for (const p of batch) {
