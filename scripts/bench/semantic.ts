@@ -20,7 +20,7 @@ import { json, ownerWithKey, startDaemon } from './harness.js'
 const VECTORS = 100_000
 const DIMS = 384
 /** Queries timed per path (the scan gets fewer: each reads every vector in JS). */
-const QUERIES = { 'sqlite-vec': 20, scan: 10 } as const
+const QUERIES = { 'sqlite-vec': 10, scan: 5 } as const
 const INDEXED_NOTES = 5_000
 
 function rng(seed: number) {

@@ -65,13 +65,25 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
 
   const scanNearest = (userId: string, model: string, q: Float32Array, types: readonly SemanticType[], limit: number): Hit[] => {
     const rows = db
-      .prepare(
-        `SELECT type, record_id AS id, vector FROM ai_embeddings WHERE user_id = ? AND model = ? AND dims = ? AND ${typeFilter(types)}`,
-      )
-      .iterate(userId, model, q.length, ...types) as Iterable<{ type: SemanticType; id: string; vector: Buffer }>
-    const hits: Hit[] = []
-    for (const r of rows) hits.push({ type: r.type, id: r.id, score: roundScore(dot(q, fromBlob(r.vector))) })
-    return hits.sort(byScore).slice(0, limit)
+      .prepare(`SELECT type, record_id, vector FROM ai_embeddings WHERE user_id = ? AND model = ? AND dims = ? AND ${typeFilter(types)}`)
+      .raw(true)
+      .iterate(userId, model, q.length, ...types) as Iterable<[SemanticType, string, Buffer]>
+    // The best `limit` so far, best first: most rows are refused by one comparison with the last.
+    const top: Hit[] = []
+    for (const [type, id, vector] of rows) {
+      const hit = { type, id, score: roundScore(dot(q, fromBlob(vector))) }
+      if (top.length === limit && byScore(hit, top[limit - 1]) >= 0) continue
+      let lo = 0
+      let hi = top.length
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (byScore(top[mid], hit) <= 0) lo = mid + 1
+        else hi = mid
+      }
+      top.splice(lo, 0, hit)
+      if (top.length > limit) top.pop()
+    }
+    return top
   }
 
   const vecNearest = (userId: string, model: string, q: Float32Array, types: readonly SemanticType[], limit: number): Hit[] => {
