@@ -98,8 +98,12 @@ export function createIndexer(d: IndexerDeps): Indexer {
   const timers = new Set<NodeJS.Timeout>()
   const flushing = new Set<Promise<void>>()
   let closed = false
+  /** Users whose running reindex must start over (settings changed) or stop (settings removed). */
+  const rerun = new Set<string>()
+  const cancelled = new Set<string>()
 
   const save = (userId: string, patch: Partial<StateRow>) => {
+    if (cancelled.has(userId)) return
     const before = getState.get(userId) ?? {
       status: 'empty' as IndexStatus,
       total: 0,
@@ -135,6 +139,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
     for (let i = 0; i < todo.length; i += d.config.batchSize) {
       const batch = todo.slice(i, i + d.config.batchSize)
       const vectors = await client.embed(batch.map((b) => b.text || ' '))
+      if (cancelled.has(userId)) return 0
       const rows: EmbeddingRow[] = batch.map((b, j) => ({ type: b.type, id: b.id, hash: b.hash, vector: vectors[j] }))
       d.vectors.upsert(userId, model, rows, iso())
       if (vectors[0]) save(userId, { model, dims: vectors[0].length })
@@ -238,7 +243,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
     let done = 0
     const step = d.config.batchSize * 4
     try {
-      for (let i = 0; i < records.length && !closed; i += step) {
+      for (let i = 0; i < records.length && !closed && !cancelled.has(userId); i += step) {
         await embedRecords(userId, records.slice(i, i + step))
         done = Math.min(records.length, i + step)
         save(userId, { done })
@@ -257,7 +262,9 @@ export function createIndexer(d: IndexerDeps): Indexer {
         .catch((err) => d.log.error({ err }, 'semantic reindex crashed'))
         .finally(() => {
           running.delete(userId)
-          if (queues.get(userId)?.size) schedule(userId, 0)
+          cancelled.delete(userId)
+          if (rerun.delete(userId) && getState.get(userId)) reindex(userId)
+          else if (queues.get(userId)?.size) schedule(userId, 0)
         })
       running.set(userId, p)
     }
@@ -266,7 +273,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
 
   const state = (userId: string): IndexState => {
     const row = getState.get(userId)
-    const model = d.settings.client(userId)?.embeddingModel ?? row?.model ?? null
+    const model = d.settings.view(userId).embedding_model ?? row?.model ?? null
     return {
       status: row?.status ?? 'empty',
       total: row?.total ?? 0,
@@ -288,9 +295,12 @@ export function createIndexer(d: IndexerDeps): Indexer {
     reindex,
     exists: (userId) => getState.get(userId) !== undefined,
     settingsChanged(userId) {
-      if (getState.get(userId)) reindex(userId)
+      if (running.has(userId)) rerun.add(userId)
+      else if (getState.get(userId)) reindex(userId)
     },
     forget(userId) {
+      if (running.has(userId)) cancelled.add(userId)
+      rerun.delete(userId)
       queues.delete(userId)
       d.vectors.removeUser(userId)
       d.db.prepare('DELETE FROM ai_index_state WHERE user_id = ?').run(userId)

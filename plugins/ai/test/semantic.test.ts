@@ -220,6 +220,17 @@ t.test('the index follows creates, updates and deletes, retrying while the provi
   await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: { ...settings, embedding_model: 'bow-384-v2' } })
   const rebuilt = await waitForIndex(app, headers)
   t.match(rebuilt, { status: 'ready', model: 'bow-384-v2', indexed: 10 })
+
+  // Settings changing while a reindex waits on the provider: that reindex gives way to one with the new model.
+  stub.state = 'hang'
+  const held = stub.calls.length
+  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: { ...settings, embedding_model: 'bow-384-v3' } })
+  for (let i = 0; i < 500 && stub.calls.length === held; i++) await new Promise((r) => setTimeout(r, 10))
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/ai/index', headers })).json().data.status, 'running', 'the v3 reindex waits')
+  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: { ...settings, embedding_model: 'bow-384-v4' } })
+  stub.server.closeAllConnections()
+  stub.state = 'up'
+  t.match(await waitForIndex(app, headers), { status: 'ready', model: 'bow-384-v4', indexed: 10 }, 'rebuilt for the new model')
 })
 
 t.test('hybrid blends with the full-text rank; a provider outage falls back to full text, never a 500', async (t) => {
