@@ -193,6 +193,28 @@ t.test('photos are indexed from EXIF and the vision model, incrementally, and fo
   }
 })
 
+t.test('an OpenAI-compatible vision model gets the photo as an image_url data URL in /v1/chat/completions', async (t) => {
+  const stub = await startProviderStub(t)
+  stub.expectedKey = 'sk-vision-key-0123456789abcdef'
+  const folder = mkdtempSync(join(tmpdir(), 'hearth-photos-'))
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }))
+  writeFileSync(join(folder, 'harbour.jpg'), makeJpeg({ takenAt: '2022:05:01 07:00:00', scene: 'fishing boats harbour' }))
+  const app = await build(t, { env: { HEARTH_TIER: 'pro', HEARTH_DATA_PHOTOS_DIR: folder, HEARTH_AI_COMPATIBLE_URL: stub.url } })
+  const headers = auth((await owner(app)).token)
+  const settings = { provider: 'openai-compatible', model: 'vision-7b', embedding_model: 'embed', api_key: stub.expectedKey }
+  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers, payload: settings })
+  await app.inject({ method: 'POST', url: '/api/v1/photos/index', headers })
+  t.match(await waitForPhotos(app, headers), { status: 'ready', indexed: 1, failed: 0 })
+  const call = stub.calls.find((c) => c.path === '/v1/chat/completions')!
+  t.equal(call.authorization, `Bearer ${stub.expectedKey}`)
+  t.equal(call.body.model, 'vision-7b')
+  const parts = (call.body.messages as Array<{ content: Array<{ type: string; image_url?: { url: string } }> }>)[0].content
+  t.match(parts, [{ type: 'text' }, { type: 'image_url', image_url: { url: /^data:image\/jpeg;base64,\/9j\// } }])
+  t.match((await app.inject({ method: 'GET', url: '/api/v1/photos?search=boats', headers })).json().data, [
+    { path: 'harbour.jpg', caption: 'A photo of fishing boats harbour', labels: ['fishing', 'boats', 'harbour'] },
+  ])
+})
+
 t.test('photo routes are pro: a free user gets 403 FEATURE_NOT_AVAILABLE', async (t) => {
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
