@@ -1,6 +1,6 @@
 /**
  * Semantic bench (issue 14): search latency at 100,000 notes with
- * 384-dimension vectors, sqlite-vec's vec_distance_cosine beside the plain JS
+ * 384-dimension vectors, sqlite-vec's vec0 KNN beside the plain JS
  * scan, on the same table; then indexing throughput: a real daemon reindexing
  * 5,000 notes through a local embeddings stub (the OpenAI wire format,
  * bag-of-words vectors), timed from POST /ai/reindex to a ready index.
@@ -70,7 +70,7 @@ async function searchBench(out: Record<string, number | string>) {
       const b = scan.nearest('bench-user', 'bench', q, ['notes'], 20).map((h) => h.id)
       return a.join() === b.join()
     })
-    out['same top 20 on both paths'] = agree ? 'yes' : 'NO'
+    out['same top 20 on both paths (vec0 and scan)'] = agree ? 'yes' : 'NO'
     const paths: Array<['sqlite-vec' | 'scan', VectorStore]> =
       mode === 'sqlite-vec'
         ? [

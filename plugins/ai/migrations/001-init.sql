@@ -36,3 +36,10 @@ CREATE TABLE ai_index_state (
   started_at TEXT,
   finished_at TEXT
 );
+
+-- 'dirty' = 1: embeddings were written while sqlite-vec was not loaded, so its vec0 tables
+-- (ai_vec_<dims>, made at run time: they need the extension) are rebuilt at the next start with it.
+CREATE TABLE ai_vector_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);

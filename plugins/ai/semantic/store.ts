@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3'
 import * as sqliteVec from 'sqlite-vec'
 import type { SemanticType } from './text.js'
+import { markVecIndexDirty, MAX_K, ownerKey, syncVecIndex, vecIndex } from './vec-index.js'
 import { dot, fromBlob, roundScore, toBlob } from './vectors.js'
 
 export type VectorSearchMode = 'sqlite-vec' | 'scan'
@@ -61,6 +62,23 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
        text_hash = excluded.text_hash, vector = excluded.vector, updated_at = excluded.updated_at`,
   )
   const del = db.prepare('DELETE FROM ai_embeddings WHERE user_id = ? AND type = ? AND record_id = ?')
+  const locate = db.prepare('SELECT rowid, dims FROM ai_embeddings WHERE user_id = ? AND type = ? AND record_id = ?')
+  // With sqlite-vec, vec0 tables mirror the embeddings; without it, writes mark them stale.
+  const ann = mode === 'sqlite-vec' ? vecIndex(db) : null
+  if (ann) syncVecIndex(db, ann)
+  let markedDirty = false
+  const wrote = () => {
+    if (ann || markedDirty) return
+    markVecIndexDirty(db)
+    markedDirty = true
+  }
+  const removeRow = (userId: string, type: SemanticType, id: string) => {
+    const row = locate.get(userId, type, id) as { rowid: number; dims: number } | undefined
+    if (!row) return
+    ann?.remove(row.rowid, row.dims)
+    del.run(userId, type, id)
+    wrote()
+  }
   const typeFilter = (types: readonly string[]) => `type IN (${types.map(() => '?').join(', ')})`
 
   const scanNearest = (userId: string, model: string, q: Float32Array, types: readonly SemanticType[], limit: number): Hit[] => {
@@ -101,6 +119,18 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
     return rows.map((r) => ({ type: r.type, id: r.id, score: roundScore(1 - r.distance) })).sort(byScore)
   }
 
+  /** vec0's KNN, then the records' keys; scores rounded and ties ordered as the other paths do. */
+  const annNearest = (userId: string, model: string, q: Float32Array, types: readonly SemanticType[], limit: number): Hit[] => {
+    const near = ann!.knn(ownerKey(userId, model), Buffer.from(q.buffer, q.byteOffset, q.byteLength), q.length, types, limit)
+    const keyOf = db.prepare('SELECT type, record_id FROM ai_embeddings WHERE rowid = ?')
+    const hits: Hit[] = []
+    for (const n of near) {
+      const row = keyOf.get(n.rowid) as { type: SemanticType; record_id: string } | undefined
+      if (row) hits.push({ type: row.type, id: row.record_id, score: roundScore(1 - n.distance) })
+    }
+    return hits.sort(byScore)
+  }
+
   return {
     mode,
     hashes(userId, model) {
@@ -115,11 +145,19 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
     },
     upsert(userId, model, rows, at) {
       db.transaction(() => {
-        for (const r of rows) upsert.run(userId, r.type, r.id, model, r.vector.length, r.hash, toBlob(r.vector), at)
+        for (const r of rows) {
+          const before = ann ? (locate.get(userId, r.type, r.id) as { rowid: number; dims: number } | undefined) : undefined
+          if (before && before.dims !== r.vector.length) ann?.remove(before.rowid, before.dims)
+          const blob = toBlob(r.vector)
+          upsert.run(userId, r.type, r.id, model, r.vector.length, r.hash, blob, at)
+          const rowid = before?.rowid ?? (locate.get(userId, r.type, r.id) as { rowid: number }).rowid
+          ann?.put(rowid, ownerKey(userId, model), r.type, blob, r.vector.length)
+        }
+        wrote()
       })()
     },
     remove(userId, type, id) {
-      del.run(userId, type, id)
+      db.transaction(() => removeRow(userId, type, id))()
     },
     prune(userId, model, keep) {
       const rows = db.prepare('SELECT type, record_id, model FROM ai_embeddings WHERE user_id = ?').all(userId) as Array<{
@@ -129,7 +167,7 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
       }>
       const gone = rows.filter((r) => r.model !== model || !keep.has(`${r.type}:${r.record_id}`))
       db.transaction(() => {
-        for (const r of gone) del.run(userId, r.type, r.record_id)
+        for (const r of gone) removeRow(userId, r.type, r.record_id)
       })()
       return gone.length
     },
@@ -140,6 +178,7 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
     nearest(userId, model, query, types, limit) {
       if (types.length === 0 || limit <= 0) return []
       const q = fromBlob(toBlob(query))
+      if (ann && limit <= MAX_K) return annNearest(userId, model, q, types, limit)
       return mode === 'sqlite-vec' ? vecNearest(userId, model, q, types, limit) : scanNearest(userId, model, q, types, limit)
     },
     scores(userId, model, query, keys) {
@@ -153,7 +192,11 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
       return out
     },
     removeUser(userId) {
-      db.prepare('DELETE FROM ai_embeddings WHERE user_id = ?').run(userId)
+      const rows = db.prepare('SELECT type, record_id FROM ai_embeddings WHERE user_id = ?').all(userId) as Array<{
+        type: SemanticType
+        record_id: string
+      }>
+      db.transaction(() => rows.forEach((r) => removeRow(userId, r.type, r.record_id)))()
     },
   }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { upload } from '../../records/test/records-app.js'
 import { addUser, apiKey, auth, build, owner, type TestApp, type TestContext } from '../../../test/helper.js'
@@ -30,16 +33,21 @@ const EVENTS = [
   { title: 'Dentist', location: 'Main street', description: 'Yearly check-up', start_at: '2026-12-03T09:00:00Z' },
 ]
 
-async function setup(t: TestContext, stub: ProviderStub, extra: Record<string, string> = {}) {
+const envFor = (stub: ProviderStub, extra: Record<string, string> = {}) => ({
+  HEARTH_TIER: 'pro',
+  HEARTH_AI_COMPATIBLE_URL: stub.url,
+  HEARTH_AI_INDEX_DELAY_MS: '10',
+  HEARTH_AI_RETRY_DELAY_MS: '50',
+  // Generous: a loaded machine must not turn a slow answer into a fallback.
+  HEARTH_AI_TIMEOUT_MS: '10000',
+  ...extra,
+})
+
+async function setup(t: TestContext, stub: ProviderStub, extra: Record<string, string> = {}, dataDir?: string) {
   const app = await build(t, {
+    dataDir,
     env: {
-      HEARTH_TIER: 'pro',
-      HEARTH_AI_COMPATIBLE_URL: stub.url,
-      HEARTH_AI_INDEX_DELAY_MS: '10',
-      HEARTH_AI_RETRY_DELAY_MS: '50',
-      // Generous: a loaded machine must not turn a slow answer into a fallback.
-      HEARTH_AI_TIMEOUT_MS: '10000',
-      ...extra,
+      ...envFor(stub, extra),
     },
   })
   const o = await owner(app)
@@ -130,6 +138,48 @@ t.test('ranks by meaning; sqlite-vec and the plain scan answer the same', async 
   t.same(answers.auto, answers.scan, 'same ranking and scores on both paths')
   const bad = stub.calls.filter((c) => c.authorization !== `Bearer ${settings.api_key}`)
   t.equal(bad.length, 0, 'every provider call carried the key')
+})
+
+t.test('vec0 tables follow writes made without sqlite-vec: rebuilt at the next start with it', async (t) => {
+  const stub = await startProviderStub(t)
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-ai-vec-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const first = await setup(t, stub, {}, dataDir)
+  await first.app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers: first.headers, payload: settings })
+  await first.app.inject({ method: 'POST', url: '/api/v1/ai/reindex', headers: first.headers })
+  t.equal((await waitForIndex(first.app, first.headers)).vector_search, 'sqlite-vec')
+  await first.app.close()
+
+  const headers = first.headers
+  const scan = await build(t, { dataDir, env: envFor(stub, { HEARTH_AI_VECTOR_SEARCH: 'scan' }) })
+  const kayak = await scan.inject({
+    method: 'POST',
+    url: '/api/v1/notes',
+    headers,
+    payload: { title: 'Kayak trip', content: 'paddles river' },
+  })
+  const garden = (await search(scan, headers, 'q=garden+tomatoes&limit=1')).data[0]
+  await scan.inject({ method: 'DELETE', url: `/api/v1/notes/${garden.id}`, headers })
+  await waitForIndex(scan, headers)
+  const expected = (await search(scan, headers, 'q=kayak+garden+bread&limit=20')).data.map((h) => [h.id, h.score])
+  await scan.close()
+
+  const again = await build(t, { dataDir, env: envFor(stub) })
+  t.equal((await waitForIndex(again, headers)).vector_search, 'sqlite-vec')
+  const found = (await search(again, headers, 'q=kayak+garden+bread&limit=20')).data
+  t.same(
+    found.map((h) => [h.id, h.score]),
+    expected,
+    'the same answer as the scan over the same embeddings',
+  )
+  t.ok(
+    found.some((h) => h.id === kayak.json().data.id),
+    'the note written in scan mode is in the rebuilt vec0 table',
+  )
+  t.notOk(
+    found.some((h) => h.id === garden.id),
+    'the deleted note is not in the rebuilt vec0 table',
+  )
 })
 
 t.test('the index follows creates, updates and deletes, retrying while the provider is out', async (t) => {
