@@ -13,6 +13,7 @@ const suites: Record<string, string> = {
   storage: 'benchStorage',
   mcp: 'benchMcp',
   dav: 'benchDav',
+  semantic: 'benchSemantic',
 }
 
 const wanted = process.argv.slice(2)
