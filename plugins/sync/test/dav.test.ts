@@ -1,4 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
@@ -215,4 +217,74 @@ t.test('who may point a connector where (SSRF rule)', async (t) => {
   const mine = (await api(app, o.token)('GET', '/sync/connectors')).body.data[0].id
   t.equal((await call('POST', `/sync/connectors/${mine}/run`)).status, 404)
   t.equal((await call('DELETE', `/sync/connectors/${mine}`)).status, 404)
+})
+
+/**
+ * A server without sync-collection: Radicale behind a proxy that takes the report out of
+ * supported-report-set, so the connector lists ETags (Depth 1 PROPFIND) and compares.
+ */
+async function withoutSyncCollection(t: { teardown(fn: () => unknown): void }, radicale: Radicale): Promise<string> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const upstream = await fetch(new URL(req.url ?? '/', radicale.base), {
+      method: req.method,
+      headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<string, string>,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    })
+    const body = (await upstream.text()).replace(/<supported-report><report><sync-collection \/><\/report><\/supported-report>/g, '')
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain', ...(upstream.headers.get('etag') ? { etag: upstream.headers.get('etag') as string } : {}) })
+    res.end(body)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+t.test('carddav without sync-collection: ETag comparison; and scheduled runs', async (t) => {
+  const radicale = await startRadicale(t)
+  await makeCollections(radicale)
+  const proxy = await withoutSyncCollection(t, radicale)
+  const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
+  const o = await owner(app)
+  const call = api(app, o.token)
+  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), { 'content-type': 'text/vcard' })
+  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), { 'content-type': 'text/vcard' })
+  const c = await call('POST', '/sync/connectors', {
+    kind: 'carddav',
+    label: 'No sync-collection',
+    url: `${proxy}/alice/contacts/`,
+    username: radicale.user,
+    password: radicale.password,
+  })
+  const id = c.body.data.id
+  t.match((await call('POST', `/sync/connectors/${id}/run`)).body.data, { status: 'ok', created: 2 })
+  t.match((await call('POST', `/sync/connectors/${id}/run`)).body.data, { status: 'ok', created: 0, updated: 0, unchanged: 2 })
+  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada King', 'ada@example.test'), { 'content-type': 'text/vcard' })
+  await radicale.request('DELETE', '/alice/contacts/alan.vcf')
+  t.match((await call('POST', `/sync/connectors/${id}/run`)).body.data, { status: 'ok', created: 0, updated: 1, deleted: 1 })
+  t.same(
+    (await contactsOf(call)).map((x: any) => x.display_name),
+    ['Ada King'],
+  )
+
+  // A connector with its own schedule (every second) runs by itself; its log says so.
+  const scheduled = await call('POST', '/sync/connectors', {
+    kind: 'carddav',
+    label: 'Scheduled',
+    url: `${radicale.base}/alice/contacts/`,
+    username: radicale.user,
+    password: radicale.password,
+    schedule: '* * * * * *',
+  })
+  t.equal(scheduled.body.data.schedule, '* * * * * *')
+  let runs: any[] = []
+  for (let i = 0; i < 100 && !runs.some((r) => r.status === 'ok'); i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    runs = (await call('GET', `/sync/connectors/${scheduled.body.data.id}/runs`)).body.data
+  }
+  t.match(runs.find((r) => r.status === 'ok'), { trigger: 'schedule', status: 'ok' })
+  t.equal((await contactsOf(call)).length, 2, 'the scheduled connector brought its own copy of Ada (a second connector is a second source)')
+  const badCron = await call('POST', '/sync/connectors', { kind: 'carddav', label: 'x', url: `${radicale.base}/`, schedule: 'every minute' })
+  t.match(badCron.body.error, { code: 'VALIDATION_ERROR', details: { field: 'schedule' } })
 })
