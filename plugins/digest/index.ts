@@ -81,9 +81,9 @@ export default definePlugin(
     }
     for (const s of store.all()) schedule(s)
     api.events.on('user.updated', (e) => {
-      const tier = (e.data as { tier?: string } | null)?.tier
-      if (!e.userId || !tier || !store.get(e.userId)) return
-      store.setActive(e.userId, tier === 'pro')
+      const user = e.data as { tier?: string; role?: string } | null
+      if (!e.userId || !user?.tier || !user.role || !store.get(e.userId)) return
+      store.access(e.userId, user.tier === 'pro', user.role !== 'user')
       schedule(store.get(e.userId) as SettingsRow)
     })
 

@@ -30,7 +30,9 @@ export function digestStore(db: Database.Database) {
   const outcome = db.prepare<[string, string, string | null, string]>(
     'UPDATE digest_settings SET last_delivered_at = ?, last_status = ?, last_error = ? WHERE user_id = ?',
   )
-  const active = db.prepare<[number, string]>('UPDATE digest_settings SET active = ? WHERE user_id = ?')
+  const access = db.prepare<[number, number, string]>(
+    'UPDATE digest_settings SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
+  )
   const remove = db.prepare<[string]>('DELETE FROM digest_settings WHERE user_id = ?')
   return {
     get: (userId: string) => get.get(userId) ?? null,
@@ -40,7 +42,8 @@ export function digestStore(db: Database.Database) {
       return get.get(row.user_id) as SettingsRow
     },
     outcome: (userId: string, at: string, error: string | null) => outcome.run(at, error ? 'failed' : 'ok', error, userId),
-    setActive: (userId: string, on: boolean) => active.run(on ? 1 : 0, userId),
+    /** The user's tier and role changed: deliveries pause while free; a demoted admin's webhook loses private targets. */
+    access: (userId: string, pro: boolean, admin: boolean) => access.run(pro ? 1 : 0, admin ? 1 : 0, userId),
     remove: (userId: string) => remove.run(userId).changes > 0,
   }
 }

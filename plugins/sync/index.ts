@@ -73,7 +73,7 @@ export default definePlugin(
     const jobs = new Map<string, ScheduledJob>()
     const scheduled = async (c: ConnectorRow) => {
       const current = store.byId(c.id)
-      if (!current) return
+      if (!current || current.active === 0) return
       try {
         const run = await runner.run(current, 'schedule')
         if (run.status === 'failed') api.log.warn({ connector: c.id, error: run.error }, 'sync run failed')
@@ -85,6 +85,10 @@ export default definePlugin(
       if (c.schedule && c.kind !== 'google_keep') jobs.set(c.id, api.cron.schedule(`sync:${c.id}`, c.schedule, () => scheduled(c)))
     }
     for (const c of store.all()) schedule(c)
+    api.events.on('user.updated', (e) => {
+      const user = e.data as { tier?: string; role?: string } | null
+      if (e.userId && user?.tier && user.role) store.access(e.userId, user.tier === 'pro', user.role !== 'user')
+    })
     if (api.config.cron) {
       api.cron.schedule('sync:instance', api.config.cron, async () => {
         for (const c of store.all()) if (!c.schedule && c.kind !== 'google_keep') await scheduled(c)

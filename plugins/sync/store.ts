@@ -14,6 +14,7 @@ export interface ConnectorRow {
   password_enc: string | null
   schedule: string | null
   allow_private: number
+  active?: number
   created_at: string
   updated_at: string
 }
@@ -60,6 +61,9 @@ export function syncStore(db: Database.Database) {
     count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM sync_connectors WHERE user_id = ?'),
     all: db.prepare<[], ConnectorRow>('SELECT * FROM sync_connectors'),
     remove: db.prepare<[string, string]>('DELETE FROM sync_connectors WHERE user_id = ? AND id = ?'),
+    access: db.prepare<[number, number, string]>(
+      'UPDATE sync_connectors SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
+    ),
     links: db.prepare<[string], LinkRow>('SELECT * FROM sync_links WHERE connector_id = ?'),
     putLink: db.prepare(
       `INSERT INTO sync_links (connector_id, href, part, collection, resource, record_id, etag)
@@ -106,6 +110,8 @@ export function syncStore(db: Database.Database) {
     list: (userId: string, limit: number, offset: number) => ({ items: q.list.all(userId, limit, offset), total: q.count.get(userId)?.n ?? 0 }),
     all: () => q.all.all(),
     remove: (userId: string, id: string) => q.remove.run(userId, id).changes > 0,
+    /** The owner's tier and role changed: scheduled runs pause while free; a demoted admin's connectors lose private targets. */
+    access: (userId: string, pro: boolean, admin: boolean) => q.access.run(pro ? 1 : 0, admin ? 1 : 0, userId),
     links: (connectorId: string) => q.links.all(connectorId),
     putLink: (link: LinkRow) => q.putLink.run(link),
     dropLink: (link: Pick<LinkRow, 'connector_id' | 'href' | 'part'>) => q.dropLink.run(link.connector_id, link.href, link.part),

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { SMTPServer } from 'smtp-server'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
@@ -251,7 +252,11 @@ t.test('scheduled delivery, paused when the user turns free; tier gates', async 
     t.equal(res.status, 403, `${method} ${url}`)
     t.equal(res.body.error.code, 'FEATURE_NOT_AVAILABLE', `${method} ${url}`)
   }
-  // Back to pro: the settings show the pause the free period caused, then the schedule resumes.
+  // While free, the schedule is paused (read from the database: the routes answer 403).
+  const db = new Database(join(app.dataDir, 'hearth.db'), { readonly: true })
+  t.teardown(() => db.close())
+  t.same(db.prepare('SELECT active, allow_private FROM digest_settings WHERE user_id = ?').get(user.userId), { active: 0, allow_private: 0 })
+  // Back to pro: the schedule resumes.
   await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${user.userId}`, headers: auth(o.token), payload: { tier: 'pro' } })
   t.equal((await call('GET', '/digest/settings')).body.data.active, true)
 })

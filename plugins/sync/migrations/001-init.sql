@@ -11,6 +11,8 @@ CREATE TABLE sync_connectors (
   schedule TEXT,
   -- the creator could reach private networks (an admin): kept so scheduled runs apply the same rule
   allow_private INTEGER NOT NULL DEFAULT 0,
+  -- false while the owner is on the free tier: scheduled runs pause
+  active INTEGER NOT NULL DEFAULT 1,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 );
