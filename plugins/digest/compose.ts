@@ -90,7 +90,14 @@ export function composeDigest(records: RecordsPluginService, userId: string, per
     for (const r of (e.reminders as Array<{ type: string; minutes_before: number }> | null) ?? []) {
       const at = start - r.minutes_before * 60_000
       if (at >= now && at < now + span) {
-        reminders.push({ event_id: String(e.id), title: String(e.title), event_start_at: String(e.start_at), remind_at: iso(at), type: r.type, minutes_before: r.minutes_before })
+        reminders.push({
+          event_id: String(e.id),
+          title: String(e.title),
+          event_start_at: String(e.start_at),
+          remind_at: iso(at),
+          type: r.type,
+          minutes_before: r.minutes_before,
+        })
       }
     }
   }

@@ -190,7 +190,8 @@ export default definePlugin(
         config: { ...pro, errors: ['SERVICE_UNAVAILABLE'] },
         schema: {
           summary: 'Deliver the digest now, as the settings say',
-          description: '503 SERVICE_UNAVAILABLE when the SMTP server or the webhook receiver fails (the reason is in the message and in the settings’ last_error).',
+          description:
+            '503 SERVICE_UNAVAILABLE when the SMTP server or the webhook receiver fails (the reason is in the message and in the settings’ last_error).',
           response: { 200: Single(Delivery) },
         },
       },

@@ -26,7 +26,10 @@ export function renderMarkdown(d: Digest): string {
   }
   lines.push('', '## Reminders', '')
   if (d.reminders.length === 0) lines.push('No reminders due.')
-  for (const r of d.reminders) lines.push(`- ${at(r.remind_at)}: ${escape(r.title)} (${r.minutes_before === 0 ? 'at the start' : `${minutes(r.minutes_before)} before`}, ${r.type})`)
+  for (const r of d.reminders)
+    lines.push(
+      `- ${at(r.remind_at)}: ${escape(r.title)} (${r.minutes_before === 0 ? 'at the start' : `${minutes(r.minutes_before)} before`}, ${r.type})`,
+    )
   section(lines, 'Notes changed', d.notes_changed, 'No note changed.')
   section(lines, 'Contacts changed', d.contacts_changed, 'No contact changed.')
   if (d.truncated) lines.push('', '_Some sections were cut short._')

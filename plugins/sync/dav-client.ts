@@ -95,7 +95,10 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
     const listing = await propfind(homeUrl, '1', '<d:resourcetype/><d:supported-report-set/>')
     return listing.responses
       .filter((r) => has(r.props.resourcetype, type))
-      .map((r) => ({ href: absolute(r.href, listing.url), syncCollection: supportsReport(r.props['supported-report-set'], 'sync-collection') }))
+      .map((r) => ({
+        href: absolute(r.href, listing.url),
+        syncCollection: supportsReport(r.props['supported-report-set'], 'sync-collection'),
+      }))
   }
 
   /** Members changed since `token` ('' = all of them) and the ones removed, with the new token. */
@@ -123,7 +126,11 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
   async function members(collection: string): Promise<Member[]> {
     const ms = await propfind(collection, '1', '<d:getetag/><d:resourcetype/>')
     return ms.responses
-      .map((r) => ({ href: absolute(r.href, ms.url), etag: text(r.props.getetag) || null, folder: has(r.props.resourcetype, 'collection') }))
+      .map((r) => ({
+        href: absolute(r.href, ms.url),
+        etag: text(r.props.getetag) || null,
+        folder: has(r.props.resourcetype, 'collection'),
+      }))
       .filter((m) => m.href !== collection && !m.folder)
       .map(({ href, etag }) => ({ href, etag }))
   }

@@ -2,16 +2,7 @@ import multipart from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import cron from 'node-cron'
-import {
-  definePlugin,
-  HttpError,
-  IdParams,
-  ListOf,
-  PageQuery,
-  Single,
-  Type,
-  type ScheduledJob,
-} from '../../core/plugin-api.js'
+import { definePlugin, HttpError, IdParams, ListOf, PageQuery, Single, Type, type ScheduledJob } from '../../core/plugin-api.js'
 import type { RecordsPluginService } from '../records/public.js'
 import { checkTargetUrl } from './outbound.js'
 import { connectorRunner } from './runner.js'
@@ -40,7 +31,8 @@ export default definePlugin(
     config: Config,
   },
   async (app, api) => {
-    if (api.config.cron && !cron.validate(api.config.cron)) throw new Error(`HEARTH_SYNC_CRON: "${api.config.cron}" is not a cron expression`)
+    if (api.config.cron && !cron.validate(api.config.cron))
+      throw new Error(`HEARTH_SYNC_CRON: "${api.config.cron}" is not a cron expression`)
     const store = syncStore(api.db)
     const records = api.services.get<RecordsPluginService>('records')
     const runner = connectorRunner({
@@ -82,7 +74,11 @@ export default definePlugin(
       }
     }
     const schedule = (c: ConnectorRow) => {
-      if (c.schedule && c.kind !== 'google_keep') jobs.set(c.id, api.cron.schedule(`sync:${c.id}`, c.schedule, () => scheduled(c)))
+      if (c.schedule && c.kind !== 'google_keep')
+        jobs.set(
+          c.id,
+          api.cron.schedule(`sync:${c.id}`, c.schedule, () => scheduled(c)),
+        )
     }
     for (const c of store.all()) schedule(c)
     api.events.on('user.updated', (e) => {
@@ -133,7 +129,9 @@ export default definePlugin(
         if (dav && !body.url) throw api.errors.validation('url', 'required')
         if (body.schedule && !cron.validate(body.schedule)) throw api.errors.validation('schedule', 'format')
         const allowPrivate = req.auth.role !== 'user'
-        const url = dav ? (await checkTargetUrl(String(body.url), 'url', { allowPrivate: allowPrivate || api.config.allowPrivateTargets })).href : null
+        const url = dav
+          ? (await checkTargetUrl(String(body.url), 'url', { allowPrivate: allowPrivate || api.config.allowPrivateTargets })).href
+          : null
         const now = iso()
         const row = store.insert({
           id: randomUUID(),
@@ -212,7 +210,8 @@ export default definePlugin(
 )
 
 async function readUpload(request: FastifyRequest): Promise<Uint8Array> {
-  if (!request.isMultipart()) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Upload the Takeout archive as multipart/form-data (field "file")')
+  if (!request.isMultipart())
+    throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Upload the Takeout archive as multipart/form-data (field "file")')
   const part = await request.file()
   if (!part) throw new HttpError('VALIDATION_ERROR', 'a file part is required', { field: 'file', constraint: 'required' })
   try {

@@ -82,8 +82,7 @@ export async function checkTargetUrl(raw: string, field: string, policy: TargetP
   if (policy.allowPrivate) return url
   const host = url.hostname.replace(/^\[|\]$/g, '')
   const addresses = isIP(host) ? [host] : await resolveAll(host).catch(() => [] as string[])
-  if (addresses.length === 0)
-    throw new HttpError('UNPROCESSABLE', `${url.hostname} does not resolve`, { field, constraint: 'resolvable' })
+  if (addresses.length === 0) throw new HttpError('UNPROCESSABLE', `${url.hostname} does not resolve`, { field, constraint: 'resolvable' })
   if (addresses.some(isPrivateAddress)) throw refusal(field, url.hostname)
   return url
 }

@@ -118,7 +118,9 @@ export function connectorRunner(deps: RunnerDeps) {
           sink.remove(member.href)
           continue
         }
-        putSafely(sink, counts, () => sink.put(member.href, collection.href, member.etag ?? object.etag, parts(kind, object.body, deps.records)))
+        putSafely(sink, counts, () =>
+          sink.put(member.href, collection.href, member.etag ?? object.etag, parts(kind, object.body, deps.records)),
+        )
       }
       deps.store.putToken(connector.id, collection.href, token)
     }

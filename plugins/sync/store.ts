@@ -107,7 +107,10 @@ export function syncStore(db: Database.Database) {
     },
     get: (userId: string, id: string) => q.get.get(userId, id) ?? null,
     byId: (id: string) => q.byId.get(id) ?? null,
-    list: (userId: string, limit: number, offset: number) => ({ items: q.list.all(userId, limit, offset), total: q.count.get(userId)?.n ?? 0 }),
+    list: (userId: string, limit: number, offset: number) => ({
+      items: q.list.all(userId, limit, offset),
+      total: q.count.get(userId)?.n ?? 0,
+    }),
     all: () => q.all.all(),
     remove: (userId: string, id: string) => q.remove.run(userId, id).changes > 0,
     /** The owner's tier and role changed: scheduled runs pause while free; a demoted admin's connectors lose private targets. */
@@ -123,7 +126,11 @@ export function syncStore(db: Database.Database) {
       q.startRun.run({ id, connector_id: connector.id, user_id: connector.user_id, trigger, started_at: startedAt })
       return q.run.get(id) as RunRow
     },
-    finishRun(id: string, connectorId: string, outcome: RunCounts & { status: 'ok' | 'failed'; finished_at: string; error: string | null }) {
+    finishRun(
+      id: string,
+      connectorId: string,
+      outcome: RunCounts & { status: 'ok' | 'failed'; finished_at: string; error: string | null },
+    ) {
       q.finishRun.run({ id, ...outcome })
       q.trimRuns.run(connectorId, connectorId)
       return q.run.get(id) as RunRow

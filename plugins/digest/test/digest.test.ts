@@ -54,7 +54,12 @@ async function webhookReceiver(t: { teardown(fn: () => unknown): void }) {
 
 function client(app: TestApp, token: string) {
   return async (method: string, url: string, payload?: unknown) => {
-    const res = await app.inject({ method: method as 'GET', url: `/api/v1${url}`, headers: auth(token), ...(payload ? { payload: payload as object } : {}) })
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api/v1${url}`,
+      headers: auth(token),
+      ...(payload ? { payload: payload as object } : {}),
+    })
     return { status: res.statusCode, body: (res.body ? res.json() : {}) as Record<string, any> }
   }
 }
@@ -63,7 +68,10 @@ t.test('digest content, email and webhook delivery', async (t) => {
   const smtp = await smtpSink(t)
   const hook = await webhookReceiver(t)
   let clock = at('2027-02-26T08:00:00Z')
-  const app = await build(t, { now: () => clock, env: { HEARTH_TIER: 'pro', HEARTH_SMTP_URL: smtp.url, HEARTH_SMTP_FROM: 'hearth@home.test' } })
+  const app = await build(t, {
+    now: () => clock,
+    env: { HEARTH_TIER: 'pro', HEARTH_SMTP_URL: smtp.url, HEARTH_SMTP_FROM: 'hearth@home.test' },
+  })
   const o = await owner(app)
   const call = client(app, o.token)
 
@@ -105,7 +113,11 @@ t.test('digest content, email and webhook delivery', async (t) => {
   const day = await call('GET', '/digest?period=day')
   t.equal(day.status, 200, JSON.stringify(day.body))
   const d = day.body.data
-  t.match(d, { period: 'day', upcoming: { from: '2027-03-01T08:00:00.000Z', to: '2027-03-02T08:00:00.000Z' }, changed_since: '2027-02-28T08:00:00.000Z' })
+  t.match(d, {
+    period: 'day',
+    upcoming: { from: '2027-03-01T08:00:00.000Z', to: '2027-03-02T08:00:00.000Z' },
+    changed_since: '2027-02-28T08:00:00.000Z',
+  })
   t.same(
     d.events.map((e: any) => [e.title, e.start_at]),
     [['Standup', '2027-03-01T09:00:00.000Z']],
@@ -123,13 +135,10 @@ t.test('digest content, email and webhook delivery', async (t) => {
     d.notes_changed.map((n: any) => [n.title, n.change]),
     [['Fresh idea', 'created']],
   )
-  t.same(
-    d.contacts_changed.map((c: any) => [c.title, c.change]).sort(),
-    [
-      ['New Person', 'created'],
-      ['Old Friend', 'updated'],
-    ],
-  )
+  t.same(d.contacts_changed.map((c: any) => [c.title, c.change]).sort(), [
+    ['New Person', 'created'],
+    ['Old Friend', 'updated'],
+  ])
   t.match(d.markdown, /## Coming up\n\n- \*\*Mon 1 Mar 09:00–09:15\*\* Standup\n/)
   t.match(d.markdown, /- Mon 1 Mar 10:00: Dentist \(1 day before, email\)/)
   t.match(d.markdown, /## Notes changed\n\n- Fresh idea \(new\)/)
@@ -167,9 +176,19 @@ t.test('digest content, email and webhook delivery', async (t) => {
   t.match(mail, /Subject: Your daily Hearth digest/)
   t.match(mail, /From: hearth@home\.test/)
   t.match(mail, /\*\*Mon 1 Mar 09:00–09:15\*\* Standup/)
-  t.match((await call('GET', '/digest/settings')).body.data, { last_status: 'ok', last_error: null, last_delivered_at: '2027-03-01T08:00:00.000Z' })
-  t.equal((await call('PUT', '/digest/settings', { schedule: null, deliver: 'email', target: 'not an address' })).body.error.details.field, 'target')
-  t.equal((await call('PUT', '/digest/settings', { schedule: 'often', deliver: 'email', target: 'a@b.test' })).body.error.details.field, 'schedule')
+  t.match((await call('GET', '/digest/settings')).body.data, {
+    last_status: 'ok',
+    last_error: null,
+    last_delivered_at: '2027-03-01T08:00:00.000Z',
+  })
+  t.equal(
+    (await call('PUT', '/digest/settings', { schedule: null, deliver: 'email', target: 'not an address' })).body.error.details.field,
+    'target',
+  )
+  t.equal(
+    (await call('PUT', '/digest/settings', { schedule: 'often', deliver: 'email', target: 'a@b.test' })).body.error.details.field,
+    'schedule',
+  )
 
   // Webhook: the secret is answered once; the receiver checks the signature.
   const put = await call('PUT', '/digest/settings', { schedule: null, deliver: 'webhook', target: hook.url, period: 'week' })
@@ -196,7 +215,8 @@ t.test('digest content, email and webhook delivery', async (t) => {
   t.not(`sha256=${wrong}`, headers['x-hearth-signature'])
 
   // A rotated secret signs the next delivery.
-  const rotated = (await call('PUT', '/digest/settings', { schedule: null, deliver: 'webhook', target: hook.url, rotate_secret: true })).body.data
+  const rotated = (await call('PUT', '/digest/settings', { schedule: null, deliver: 'webhook', target: hook.url, rotate_secret: true }))
+    .body.data
   t.not(rotated.webhook_secret, secret)
 
   // The receiver fails: 503 with the reason, kept in the settings.
@@ -237,7 +257,12 @@ t.test('scheduled delivery, paused when the user turns free; tier gates', async 
   t.ok(smtp.messages.length >= 1, 'a scheduled digest arrived')
   t.same(smtp.messages[0].to, ['user@home.test'])
 
-  const patched = await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${user.userId}`, headers: auth(o.token), payload: { tier: 'free' } })
+  const patched = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/admin/users/${user.userId}`,
+    headers: auth(o.token),
+    payload: { tier: 'free' },
+  })
   t.equal(patched.statusCode, 200)
   const routes: Array<[string, string, unknown?]> = [
     ['GET', '/digest'],
@@ -255,7 +280,10 @@ t.test('scheduled delivery, paused when the user turns free; tier gates', async 
   // While free, the schedule is paused (read from the database: the routes answer 403).
   const db = new Database(join(app.dataDir, 'hearth.db'), { readonly: true })
   t.teardown(() => db.close())
-  t.same(db.prepare('SELECT active, allow_private FROM digest_settings WHERE user_id = ?').get(user.userId), { active: 0, allow_private: 0 })
+  t.same(db.prepare('SELECT active, allow_private FROM digest_settings WHERE user_id = ?').get(user.userId), {
+    active: 0,
+    allow_private: 0,
+  })
   // Back to pro: the schedule resumes.
   await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${user.userId}`, headers: auth(o.token), payload: { tier: 'pro' } })
   t.equal((await call('GET', '/digest/settings')).body.data.active, true)

@@ -20,8 +20,12 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
   const call = api(app, o.token)
-  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), { 'content-type': 'text/vcard' })
-  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), { 'content-type': 'text/vcard' })
+  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), {
+    'content-type': 'text/vcard',
+  })
+  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), {
+    'content-type': 'text/vcard',
+  })
 
   const created = await call('POST', '/sync/connectors', {
     kind: 'carddav',
@@ -57,7 +61,9 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   const adaId = contacts[0].id
   await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada King', 'ada@newmail.test'), { 'content-type': 'text/vcard' })
   await radicale.request('DELETE', '/alice/contacts/alan.vcf')
-  await radicale.request('PUT', '/alice/contacts/grace.vcf', vcard('grace-1', 'Grace Hopper', 'grace@example.test'), { 'content-type': 'text/vcard' })
+  await radicale.request('PUT', '/alice/contacts/grace.vcf', vcard('grace-1', 'Grace Hopper', 'grace@example.test'), {
+    'content-type': 'text/vcard',
+  })
   const third = await call('POST', `/sync/connectors/${connector.id}/run`)
   t.match(third.body.data, { status: 'ok', created: 1, updated: 1, deleted: 1 })
   contacts = await contactsOf(call)
@@ -179,7 +185,9 @@ t.test('caldav: a calendar URL, recurring events with an override, changes refle
   ])
 
   // Rename the series and its override, delete the dinner.
-  await radicale.request('PUT', '/alice/calendar/standup.ics', weekly('Daily sync', 'Daily sync (moved)'), { 'content-type': 'text/calendar' })
+  await radicale.request('PUT', '/alice/calendar/standup.ics', weekly('Daily sync', 'Daily sync (moved)'), {
+    'content-type': 'text/calendar',
+  })
   await radicale.request('DELETE', '/alice/calendar/dinner.ics')
   const second = await call('POST', `/sync/connectors/${id}/run`)
   t.match(second.body.data, { status: 'ok', created: 0, updated: 1, deleted: 1 })
@@ -198,7 +206,13 @@ t.test('who may point a connector where (SSRF rule)', async (t) => {
   const o = await owner(app)
   const user = await addUser(app, o.token)
   const call = api(app, user.token)
-  for (const url of ['http://127.0.0.1:5232/', 'http://10.0.0.7/dav/', 'http://[::1]/', 'http://169.254.169.254/latest/', 'http://localhost/']) {
+  for (const url of [
+    'http://127.0.0.1:5232/',
+    'http://10.0.0.7/dav/',
+    'http://[::1]/',
+    'http://169.254.169.254/latest/',
+    'http://localhost/',
+  ]) {
     const res = await call('POST', '/sync/connectors', { kind: 'carddav', label: 'x', url })
     t.equal(res.status, 422, url)
     t.match(res.body.error, { code: 'UNPROCESSABLE', details: { field: 'url', constraint: 'private_address' } }, url)
@@ -212,7 +226,10 @@ t.test('who may point a connector where (SSRF rule)', async (t) => {
   const open = await build(t, { env: { HEARTH_TIER: 'pro', HEARTH_OUTBOUND_ALLOW_PRIVATE: 'true' } })
   const o2 = await owner(open)
   const u2 = await addUser(open, o2.token)
-  t.equal((await api(open, u2.token)('POST', '/sync/connectors', { kind: 'carddav', label: 'x', url: 'http://127.0.0.1:5232/' })).status, 201)
+  t.equal(
+    (await api(open, u2.token)('POST', '/sync/connectors', { kind: 'carddav', label: 'x', url: 'http://127.0.0.1:5232/' })).status,
+    201,
+  )
   // Another user's connector is not found.
   const mine = (await api(app, o.token)('GET', '/sync/connectors')).body.data[0].id
   t.equal((await call('POST', `/sync/connectors/${mine}/run`)).status, 404)
@@ -229,11 +246,17 @@ async function withoutSyncCollection(t: { teardown(fn: () => unknown): void }, r
     for await (const c of req) chunks.push(c as Buffer)
     const upstream = await fetch(new URL(req.url ?? '/', radicale.base), {
       method: req.method,
-      headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<string, string>,
+      headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<
+        string,
+        string
+      >,
       body: chunks.length ? Buffer.concat(chunks) : undefined,
     })
     const body = (await upstream.text()).replace(/<supported-report><report><sync-collection \/><\/report><\/supported-report>/g, '')
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain', ...(upstream.headers.get('etag') ? { etag: upstream.headers.get('etag') as string } : {}) })
+    res.writeHead(upstream.status, {
+      'content-type': upstream.headers.get('content-type') ?? 'text/plain',
+      ...(upstream.headers.get('etag') ? { etag: upstream.headers.get('etag') as string } : {}),
+    })
     res.end(body)
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
@@ -248,8 +271,12 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
   const call = api(app, o.token)
-  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), { 'content-type': 'text/vcard' })
-  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), { 'content-type': 'text/vcard' })
+  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), {
+    'content-type': 'text/vcard',
+  })
+  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), {
+    'content-type': 'text/vcard',
+  })
   const c = await call('POST', '/sync/connectors', {
     kind: 'carddav',
     label: 'No sync-collection',
@@ -283,8 +310,16 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
     await new Promise((r) => setTimeout(r, 100))
     runs = (await call('GET', `/sync/connectors/${scheduled.body.data.id}/runs`)).body.data
   }
-  t.match(runs.find((r) => r.status === 'ok'), { trigger: 'schedule', status: 'ok' })
+  t.match(
+    runs.find((r) => r.status === 'ok'),
+    { trigger: 'schedule', status: 'ok' },
+  )
   t.equal((await contactsOf(call)).length, 2, 'the scheduled connector brought its own copy of Ada (a second connector is a second source)')
-  const badCron = await call('POST', '/sync/connectors', { kind: 'carddav', label: 'x', url: `${radicale.base}/`, schedule: 'every minute' })
+  const badCron = await call('POST', '/sync/connectors', {
+    kind: 'carddav',
+    label: 'x',
+    url: `${radicale.base}/`,
+    schedule: 'every minute',
+  })
   t.match(badCron.body.error, { code: 'VALIDATION_ERROR', details: { field: 'schedule' } })
 })

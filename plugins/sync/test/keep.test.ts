@@ -30,7 +30,12 @@ t.test('google_keep: Takeout upload, re-upload updates and deletes', async (t) =
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
   const call = async (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) => {
-    const res = await app.inject({ method: method as 'GET', url: `/api/v1${url}`, headers: { ...auth(o.token), ...headers }, payload: payload as string })
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api/v1${url}`,
+      headers: { ...auth(o.token), ...headers },
+      payload: payload as string,
+    })
     return { status: res.statusCode, body: res.json() }
   }
   const created = await call('POST', '/sync/connectors', { kind: 'google_keep', label: 'Keep' })
@@ -108,10 +113,20 @@ t.test('tier gates: every sync route answers 403 FEATURE_NOT_AVAILABLE to a free
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
   const free = await addUser(app, o.token)
-  const patched = await app.inject({ method: 'PATCH', url: `/api/v1/admin/users/${free.userId}`, headers: auth(o.token), payload: { tier: 'free' } })
+  const patched = await app.inject({
+    method: 'PATCH',
+    url: `/api/v1/admin/users/${free.userId}`,
+    headers: auth(o.token),
+    payload: { tier: 'free' },
+  })
   t.equal(patched.statusCode, 200)
   const id = (
-    await app.inject({ method: 'POST', url: '/api/v1/sync/connectors', headers: auth(o.token), payload: { kind: 'google_keep', label: 'K' } })
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/sync/connectors',
+      headers: auth(o.token),
+      payload: { kind: 'google_keep', label: 'K' },
+    })
   ).json().data.id
   const routes: Array<[string, string, unknown?]> = [
     ['GET', '/api/v1/sync/connectors'],
@@ -122,7 +137,12 @@ t.test('tier gates: every sync route answers 403 FEATURE_NOT_AVAILABLE to a free
     ['GET', `/api/v1/sync/connectors/${id}/runs`],
   ]
   for (const [method, url, payload] of routes) {
-    const res = await app.inject({ method: method as 'GET', url, headers: auth(free.token), ...(payload ? { payload: payload as object } : {}) })
+    const res = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: auth(free.token),
+      ...(payload ? { payload: payload as object } : {}),
+    })
     t.equal(res.statusCode, 403, `${method} ${url}`)
     t.equal(res.json().error.code, 'FEATURE_NOT_AVAILABLE', `${method} ${url}`)
   }

@@ -26,7 +26,11 @@ const freePort = () =>
     })
   })
 
-export async function startRadicale(t: { teardown(fn: () => unknown): void }, user = 'alice', password = 'radicale-pass-7f3a9'): Promise<Radicale> {
+export async function startRadicale(
+  t: { teardown(fn: () => unknown): void },
+  user = 'alice',
+  password = 'radicale-pass-7f3a9',
+): Promise<Radicale> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-radicale-'))
   writeFileSync(join(dir, 'users'), `${user}:${password}\n`)
   const port = await freePort()
@@ -86,9 +90,16 @@ export async function makeCollections(r: Radicale, book = 'contacts', calendar =
 }
 
 export const vcard = (uid: string, name: string, email: string) =>
-  ['BEGIN:VCARD', 'VERSION:4.0', `UID:${uid}`, `FN:${name}`, `N:${name.split(' ').reverse().join(';')};;;`, `EMAIL;TYPE=work:${email}`, 'END:VCARD', ''].join(
-    '\r\n',
-  )
+  [
+    'BEGIN:VCARD',
+    'VERSION:4.0',
+    `UID:${uid}`,
+    `FN:${name}`,
+    `N:${name.split(' ').reverse().join(';')};;;`,
+    `EMAIL;TYPE=work:${email}`,
+    'END:VCARD',
+    '',
+  ].join('\r\n')
 
 export const vcalendar = (...lines: string[]) =>
   ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Hearth test//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n')
