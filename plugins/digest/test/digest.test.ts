@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import { SMTPServer } from 'smtp-server'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
+import { expectProOnly, setTier } from '../../sync/test/pro-gate.js'
 
 /** The digest through the HTTP API: content with recurring events, delivery to a local SMTP sink and a webhook receiver. */
 const at = (s: string) => Date.parse(s)
@@ -257,26 +258,16 @@ t.test('scheduled delivery, paused when the user turns free; tier gates', async 
   t.ok(smtp.messages.length >= 1, 'a scheduled digest arrived')
   t.same(smtp.messages[0].to, ['user@home.test'])
 
-  const patched = await app.inject({
-    method: 'PATCH',
-    url: `/api/v1/admin/users/${user.userId}`,
-    headers: auth(o.token),
-    payload: { tier: 'free' },
-  })
-  t.equal(patched.statusCode, 200)
+  await setTier(t, app, o.token, user.userId, 'free')
   const routes: Array<[string, string, unknown?]> = [
-    ['GET', '/digest'],
-    ['GET', '/digest?period=week'],
-    ['GET', '/digest/settings'],
-    ['PUT', '/digest/settings', { schedule: null, deliver: 'email', target: 'a@b.test' }],
-    ['DELETE', '/digest/settings'],
-    ['POST', '/digest/deliver'],
+    ['GET', '/api/v1/digest'],
+    ['GET', '/api/v1/digest?period=week'],
+    ['GET', '/api/v1/digest/settings'],
+    ['PUT', '/api/v1/digest/settings', { schedule: null, deliver: 'email', target: 'a@b.test' }],
+    ['DELETE', '/api/v1/digest/settings'],
+    ['POST', '/api/v1/digest/deliver'],
   ]
-  for (const [method, url, payload] of routes) {
-    const res = await call(method, url, payload)
-    t.equal(res.status, 403, `${method} ${url}`)
-    t.equal(res.body.error.code, 'FEATURE_NOT_AVAILABLE', `${method} ${url}`)
-  }
+  await expectProOnly(t, app, user.token, routes)
   // While free, the schedule is paused (read from the database: the routes answer 403).
   const db = new Database(join(app.dataDir, 'hearth.db'), { readonly: true })
   t.teardown(() => db.close())

@@ -12,6 +12,23 @@ const api = (app: TestApp, token: string) => async (method: string, url: string,
   return { status: res.statusCode, body: (res.body ? res.json() : {}) as Record<string, any> }
 }
 
+/** Two contacts on the server: ada.vcf and alan.vcf. */
+async function putAdaAndAlan(radicale: Radicale) {
+  const type = { 'content-type': 'text/vcard' }
+  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), type)
+  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), type)
+}
+
+/** A create body for a connector with the test server's credentials. */
+const connectorOn = (radicale: Radicale, kind: string, label: string, url: string, extra: Record<string, unknown> = {}) => ({
+  kind,
+  label,
+  url,
+  username: radicale.user,
+  password: radicale.password,
+  ...extra,
+})
+
 const contactsOf = async (call: ReturnType<typeof api>) => (await call('GET', '/contacts?limit=100&sort=display_name')).body.data
 
 t.test('carddav: discovery from the server root, updates and remote deletions', async (t) => {
@@ -20,20 +37,9 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
   const call = api(app, o.token)
-  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), {
-    'content-type': 'text/vcard',
-  })
-  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), {
-    'content-type': 'text/vcard',
-  })
+  await putAdaAndAlan(radicale)
 
-  const created = await call('POST', '/sync/connectors', {
-    kind: 'carddav',
-    label: 'Radicale',
-    url: `${radicale.base}/`,
-    username: radicale.user,
-    password: radicale.password,
-  })
+  const created = await call('POST', '/sync/connectors', connectorOn(radicale, 'carddav', 'Radicale', `${radicale.base}/`))
   t.equal(created.status, 201, JSON.stringify(created.body))
   const connector = created.body.data
   t.equal(connector.has_password, true)
@@ -162,13 +168,7 @@ t.test('caldav: a calendar URL, recurring events with an override, changes refle
   await radicale.request('PUT', '/alice/calendar/standup.ics', weekly('Standup', 'Standup (moved)'), { 'content-type': 'text/calendar' })
   await radicale.request('PUT', '/alice/calendar/dinner.ics', dinner, { 'content-type': 'text/calendar' })
 
-  const created = await call('POST', '/sync/connectors', {
-    kind: 'caldav',
-    label: 'Calendar',
-    url: `${radicale.base}/alice/calendar/`,
-    username: radicale.user,
-    password: radicale.password,
-  })
+  const created = await call('POST', '/sync/connectors', connectorOn(radicale, 'caldav', 'Calendar', `${radicale.base}/alice/calendar/`))
   t.equal(created.status, 201, JSON.stringify(created.body))
   const id = created.body.data.id
   const first = await call('POST', `/sync/connectors/${id}/run`)
@@ -271,19 +271,8 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
   const call = api(app, o.token)
-  await radicale.request('PUT', '/alice/contacts/ada.vcf', vcard('ada-1', 'Ada Lovelace', 'ada@example.test'), {
-    'content-type': 'text/vcard',
-  })
-  await radicale.request('PUT', '/alice/contacts/alan.vcf', vcard('alan-1', 'Alan Turing', 'alan@example.test'), {
-    'content-type': 'text/vcard',
-  })
-  const c = await call('POST', '/sync/connectors', {
-    kind: 'carddav',
-    label: 'No sync-collection',
-    url: `${proxy}/alice/contacts/`,
-    username: radicale.user,
-    password: radicale.password,
-  })
+  await putAdaAndAlan(radicale)
+  const c = await call('POST', '/sync/connectors', connectorOn(radicale, 'carddav', 'No sync-collection', `${proxy}/alice/contacts/`))
   const id = c.body.data.id
   t.match((await call('POST', `/sync/connectors/${id}/run`)).body.data, { status: 'ok', created: 2 })
   t.match((await call('POST', `/sync/connectors/${id}/run`)).body.data, { status: 'ok', created: 0, updated: 0, unchanged: 2 })
@@ -296,14 +285,11 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
   )
 
   // A connector with its own schedule (every second) runs by itself; its log says so.
-  const scheduled = await call('POST', '/sync/connectors', {
-    kind: 'carddav',
-    label: 'Scheduled',
-    url: `${radicale.base}/alice/contacts/`,
-    username: radicale.user,
-    password: radicale.password,
-    schedule: '* * * * * *',
-  })
+  const scheduled = await call(
+    'POST',
+    '/sync/connectors',
+    connectorOn(radicale, 'carddav', 'Scheduled', `${radicale.base}/alice/contacts/`, { schedule: '* * * * * *' }),
+  )
   t.equal(scheduled.body.data.schedule, '* * * * * *')
   let runs: any[] = []
   for (let i = 0; i < 100 && !runs.some((r) => r.status === 'ok'); i++) {

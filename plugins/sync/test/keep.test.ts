@@ -2,6 +2,7 @@ import { zipSync, strToU8 } from 'fflate'
 import t from 'tap'
 import { addUser, auth, build, owner } from '../../../test/helper.js'
 import { upload } from '../../records/test/records-app.js'
+import { expectProOnly, setTier } from './pro-gate.js'
 
 /** A Google Keep Takeout made here, in Keep's JSON shape; uploaded twice: edits update, removals go to the trash. */
 const keepNote = (fields: Record<string, unknown>) =>
@@ -113,13 +114,7 @@ t.test('tier gates: every sync route answers 403 FEATURE_NOT_AVAILABLE to a free
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
   const o = await owner(app)
   const free = await addUser(app, o.token)
-  const patched = await app.inject({
-    method: 'PATCH',
-    url: `/api/v1/admin/users/${free.userId}`,
-    headers: auth(o.token),
-    payload: { tier: 'free' },
-  })
-  t.equal(patched.statusCode, 200)
+  await setTier(t, app, o.token, free.userId, 'free')
   const id = (
     await app.inject({
       method: 'POST',
@@ -136,16 +131,7 @@ t.test('tier gates: every sync route answers 403 FEATURE_NOT_AVAILABLE to a free
     ['POST', `/api/v1/sync/connectors/${id}/run`],
     ['GET', `/api/v1/sync/connectors/${id}/runs`],
   ]
-  for (const [method, url, payload] of routes) {
-    const res = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: auth(free.token),
-      ...(payload ? { payload: payload as object } : {}),
-    })
-    t.equal(res.statusCode, 403, `${method} ${url}`)
-    t.equal(res.json().error.code, 'FEATURE_NOT_AVAILABLE', `${method} ${url}`)
-  }
+  await expectProOnly(t, app, free.token, routes)
   // The instance default decides for a user without a tier of their own.
   const freeInstance = await build(t, { env: { HEARTH_TIER: 'free' } })
   const o2 = await owner(freeInstance)
