@@ -67,6 +67,11 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
     multistatus('PROPFIND', url, depth, `<?xml version="1.0" encoding="utf-8"?><d:propfind ${NS}><d:prop>${props}</d:prop></d:propfind>`)
 
   const absolute = (href: string, base: string) => new URL(href, base).href
+  /**
+   * A member lives with its collection: an href naming another origin would carry the
+   * credentials there (discovery may move to another host, as iCloud's does; members may not).
+   */
+  const sameOrigin = (href: string, collection: string) => new URL(href).origin === new URL(collection).origin
 
   /** The collections of this kind the URL leads to. */
   async function discover(start: string): Promise<Collection[]> {
@@ -115,7 +120,7 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
     const removed: string[] = []
     for (const r of ms.responses) {
       const href = absolute(r.href, ms.url)
-      if (href === collection) continue
+      if (href === collection || !sameOrigin(href, collection)) continue
       if (r.status === 404) removed.push(href)
       else changed.push({ href, etag: text(r.props.getetag) || null })
     }
@@ -131,7 +136,7 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
         etag: text(r.props.getetag) || null,
         folder: has(r.props.resourcetype, 'collection'),
       }))
-      .filter((m) => m.href !== collection && !m.folder)
+      .filter((m) => m.href !== collection && !m.folder && sameOrigin(m.href, collection))
       .map(({ href, etag }) => ({ href, etag }))
   }
 

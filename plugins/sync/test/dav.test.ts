@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
 import { makeCollections, startRadicale, vcalendar, vcard, type Radicale } from './radicale.js'
@@ -197,6 +198,12 @@ t.test('caldav: a calendar URL, recurring events with an override, changes refle
     ['Daily sync', '2027-01-18T09:00:00.000Z', 'caldav'],
     ['Daily sync', '2027-01-25T09:00:00.000Z', 'caldav'],
   ])
+  // An expired sync-token (the server answers 403 valid-sync-token): a full listing instead, nothing duplicated.
+  const db = new Database(join(app.dataDir, 'hearth.db'))
+  db.prepare("UPDATE sync_collections SET sync_token = 'http://radicale.org/ns/sync/expired'").run()
+  db.close()
+  const afterExpiry = await call('POST', `/sync/connectors/${id}/run`)
+  t.match(afterExpiry.body.data, { status: 'ok', created: 0, deleted: 0, unchanged: 1 })
   const stored = (await call('GET', '/events?limit=50')).body
   t.equal(stored.meta.total, 2, 'one series and its override: no duplicates')
 })
