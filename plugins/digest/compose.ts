@@ -1,3 +1,4 @@
+import { HttpError } from '../../core/plugin-api.js'
 import type { RecordsPluginService, ResourceName } from '../records/public.js'
 
 /**
@@ -64,7 +65,17 @@ export function composeDigest(records: RecordsPluginService, userId: string, per
   const eventsBetween = (from: number, to: number) => {
     const out: Array<Record<string, unknown>> = []
     for (let offset = 0; out.length < MAX_ENTRIES * 4; offset += PAGE) {
-      const page = service.list(userId, 'events', { from: iso(from), to: iso(to), limit: PAGE, offset, sort: 'start_at', order: 'asc' })
+      let page
+      try {
+        page = service.list(userId, 'events', { from: iso(from), to: iso(to), limit: PAGE, offset, sort: 'start_at', order: 'asc' })
+      } catch (err) {
+        // More occurrences in the range than the records engine expands at once: the digest says it is cut.
+        if (err instanceof HttpError && err.code === 'UNPROCESSABLE') {
+          truncated = true
+          break
+        }
+        throw err
+      }
       out.push(...page.items)
       if (offset + PAGE >= page.total) break
     }

@@ -122,7 +122,10 @@ export default definePlugin(
 
     app.get(
       '/digest/settings',
-      { config: pro, schema: { summary: "The caller's digest delivery settings", response: { 200: Single(Settings) } } },
+      {
+        config: { ...pro, errors: ['NOT_FOUND'] },
+        schema: { summary: "The caller's digest delivery settings", response: { 200: Single(Settings) } },
+      },
       async (req) => view(settingsOf(req.userId)),
     )
 
@@ -174,7 +177,7 @@ export default definePlugin(
     app.delete(
       '/digest/settings',
       {
-        config: pro,
+        config: { ...pro, errors: ['NOT_FOUND'] },
         schema: { summary: 'Stop digest deliveries (the settings and the webhook secret are removed)', response: { 204: Type.Null() } },
       },
       async (req) => {
@@ -187,7 +190,7 @@ export default definePlugin(
     app.post(
       '/digest/deliver',
       {
-        config: { ...pro, errors: ['SERVICE_UNAVAILABLE'] },
+        config: { ...pro, errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'] },
         schema: {
           summary: 'Deliver the digest now, as the settings say',
           description:
