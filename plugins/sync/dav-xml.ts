@@ -3,8 +3,9 @@ import { XMLParser } from 'fast-xml-parser'
 /**
  * WebDAV multistatus answers (RFC 4918, 6578) read into plain objects.
  * The parser never expands entities (no DOCTYPE entity can grow a small
- * answer into a huge one): only the five predefined XML escapes are decoded,
- * in one pass, in the strings we read (hrefs, etags, tokens).
+ * answer into a huge one): only the five predefined XML escapes and character
+ * references are decoded, in one pass, in the strings we read (hrefs, etags,
+ * tokens, address and calendar data).
  */
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -17,7 +18,13 @@ const parser = new XMLParser({
 })
 
 const ESCAPES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'" }
-const decode = (s: string) => s.replace(/&(?:amp|lt|gt|quot|apos);/g, (m) => ESCAPES[m] ?? m)
+/** The predefined escapes and character references (&#13; &#x0D;), one pass; anything else is left as written. */
+const decode = (s: string) =>
+  s.replace(/&(?:amp|lt|gt|quot|apos|#\d{1,7}|#x[0-9a-fA-F]{1,6});/g, (m) => {
+    if (m[1] !== '#') return ESCAPES[m] ?? m
+    const code = m[2] === 'x' ? parseInt(m.slice(3, -1), 16) : parseInt(m.slice(2, -1), 10)
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m
+  })
 
 export type Props = Record<string, unknown>
 

@@ -108,12 +108,14 @@ export function connectorRunner(deps: RunnerDeps) {
         removed = [...removed, ...sink.hrefsIn(collection.href).filter((h) => !listed.has(h))]
       }
       for (const href of removed) sink.remove(href)
-      for (const member of changed) {
-        if (member.etag && sink.known(member.href) && sink.etag(member.href) === member.etag) {
-          counts.unchanged++
-          continue
-        }
-        const object = await client.get(member.href)
+      const fresh = changed.filter((m) => !(m.etag && sink.known(m.href) && sink.etag(m.href) === m.etag))
+      counts.unchanged += changed.length - fresh.length
+      const bodies = await client.fetchAll(
+        collection.href,
+        fresh.map((m) => m.href),
+      )
+      for (const member of fresh) {
+        const object = bodies.get(member.href)
         if (!object) {
           sink.remove(member.href)
           continue
