@@ -50,7 +50,9 @@ export function isPrivateAddress(address: string): boolean {
   return true
 }
 
-export class OutboundError extends Error {}
+export class OutboundError extends Error {
+  override name = 'OutboundError'
+}
 
 export interface TargetPolicy {
   /** May reach loopback and private networks (an admin, or the instance allows it). */
@@ -171,7 +173,9 @@ function once(url: URL, opts: OutboundRequest): Promise<OutboundResponse> {
         res.on('data', (chunk: Buffer) => {
           size += chunk.length
           if (size > max) {
-            req.destroy(new OutboundError(`the answer of ${url.host} is larger than ${max} bytes`))
+            // Rejected here, the connection dropped without an error event of its own.
+            reject(new OutboundError(`the answer of ${url.host} is larger than ${max} bytes`))
+            res.destroy()
             return
           }
           chunks.push(chunk)
