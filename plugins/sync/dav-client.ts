@@ -13,6 +13,8 @@ export type DavKind = 'carddav' | 'caldav'
 export interface Collection {
   href: string
   syncCollection: boolean
+  /** DAV:displayname, e.g. "Work": a CalDAV collection's name becomes its events' calendar_name. */
+  name: string | null
 }
 
 export interface Member {
@@ -79,10 +81,14 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
   /** The collections of this kind the URL leads to. */
   async function discover(start: string): Promise<Collection[]> {
     const type = COLLECTION_TYPE[kind]
-    const probe = await propfind(start, '0', `<d:resourcetype/><d:current-user-principal/><${HOME_SET[kind]}/><d:supported-report-set/>`)
+    const probe = await propfind(
+      start,
+      '0',
+      `<d:resourcetype/><d:displayname/><d:current-user-principal/><${HOME_SET[kind]}/><d:supported-report-set/>`,
+    )
     const self = probe.responses[0]
     if (self && has(self.props.resourcetype, type)) {
-      return [{ href: probe.url, syncCollection: supportsReport(self.props['supported-report-set'], 'sync-collection') }]
+      return [collectionOf(probe.url, self.props)]
     }
     let home = hrefIn(self?.props[HOME_SET[kind].split(':')[1]])
     let base = probe.url
@@ -100,13 +106,8 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
       if (!home) throw new DavError(`the principal has no ${HOME_SET[kind].split(':')[1]}`)
     }
     const homeUrl = absolute(home, base)
-    const listing = await propfind(homeUrl, '1', '<d:resourcetype/><d:supported-report-set/>')
-    return listing.responses
-      .filter((r) => has(r.props.resourcetype, type))
-      .map((r) => ({
-        href: absolute(r.href, listing.url),
-        syncCollection: supportsReport(r.props['supported-report-set'], 'sync-collection'),
-      }))
+    const listing = await propfind(homeUrl, '1', '<d:resourcetype/><d:displayname/><d:supported-report-set/>')
+    return listing.responses.filter((r) => has(r.props.resourcetype, type)).map((r) => collectionOf(absolute(r.href, listing.url), r.props))
   }
 
   /** Members changed since `token` ('' = all of them) and the ones removed, with the new token. */
@@ -182,6 +183,14 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
   }
 
   return { discover, syncCollection, members, get, fetchAll }
+}
+
+function collectionOf(href: string, props: Record<string, unknown>): Collection {
+  return {
+    href,
+    syncCollection: supportsReport(props['supported-report-set'], 'sync-collection'),
+    name: text(props.displayname).trim() || null,
+  }
 }
 
 function escapeXml(s: string): string {

@@ -121,7 +121,7 @@ export function connectorRunner(deps: RunnerDeps) {
           continue
         }
         putSafely(sink, counts, () =>
-          sink.put(member.href, collection.href, member.etag ?? object.etag, parts(kind, object.body, deps.records)),
+          sink.put(member.href, collection.href, member.etag ?? object.etag, parts(kind, object.body, deps.records, collection.name)),
         )
       }
       deps.store.putToken(connector.id, collection.href, token)
@@ -149,13 +149,15 @@ function putSafely(sink: RecordSink, counts: RunCounts, put: () => void) {
 }
 
 /** The records one remote object holds: a vCard, or a VCALENDAR's events (overrides by their occurrence start). */
-function parts(kind: 'carddav' | 'caldav', body: string, records: RecordsPluginService): RemotePart[] {
+function parts(kind: 'carddav' | 'caldav', body: string, records: RecordsPluginService, calendar: string | null): RemotePart[] {
   const parsed = kind === 'carddav' ? parseVCards(body) : parseICalendar(body, { zone: records.service.timezone })
   const entries = kind === 'carddav' ? parsed.entries.slice(0, 1) : parsed.entries
   if (entries.length === 0) throw new EntryError(parsed.failed[0]?.error ?? 'no entry in the remote object')
   const out: RemotePart[] = []
   for (const e of entries) {
     const record = e.record as unknown as Record<string, unknown>
+    // An event that names no calendar of its own belongs to its collection.
+    if (kind === 'caldav' && calendar && record.calendar_name === 'default') record.calendar_name = calendar.slice(0, 200)
     const part = typeof record.series_uid === 'string' ? String(record.occurrence_start) : ''
     // Two main entries in one object (not allowed by RFC 4791, seen in the wild): the first wins.
     if (out.some((p) => p.part === part)) continue

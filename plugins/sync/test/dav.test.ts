@@ -205,6 +205,11 @@ t.test('caldav: a calendar URL, recurring events with an override, changes refle
   const afterExpiry = await call('POST', `/sync/connectors/${id}/run`)
   t.match(afterExpiry.body.data, { status: 'ok', created: 0, deleted: 0, unchanged: 1 })
   const stored = (await call('GET', '/events?limit=50')).body
+  t.same(
+    stored.data.map((e: any) => e.calendar_name),
+    ['Family', 'Family'],
+    "events that name no calendar take the collection's displayname",
+  )
   t.equal(stored.meta.total, 2, 'one series and its override: no duplicates')
 })
 

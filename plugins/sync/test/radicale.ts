@@ -77,7 +77,7 @@ export async function startRadicale(
   return { base, user, password, request }
 }
 
-/** Makes an address book (extended MKCOL, RFC 5689) and a calendar (MKCALENDAR) under the user's home. */
+/** Makes an address book (extended MKCOL, RFC 5689) and a calendar named Family (MKCALENDAR) under the user's home. */
 export async function makeCollections(r: Radicale, book = 'contacts', calendar = 'calendar') {
   const mkcol = await r.request(
     'MKCOL',
@@ -85,7 +85,12 @@ export async function makeCollections(r: Radicale, book = 'contacts', calendar =
     '<?xml version="1.0"?><mkcol xmlns="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><set><prop><resourcetype><collection/><C:addressbook/></resourcetype></prop></set></mkcol>',
     { 'content-type': 'application/xml' },
   )
-  const mkcal = await r.request('MKCALENDAR', `/${r.user}/${calendar}/`)
+  const mkcal = await r.request(
+    'MKCALENDAR',
+    `/${r.user}/${calendar}/`,
+    '<?xml version="1.0"?><C:mkcalendar xmlns="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><set><prop><displayname>Family</displayname></prop></set></C:mkcalendar>',
+    { 'content-type': 'application/xml' },
+  )
   if (mkcol.status !== 201 || mkcal.status !== 201) throw new Error(`collections: ${mkcol.status} ${mkcal.status}`)
 }
 
