@@ -155,7 +155,7 @@ export default definePlugin(
     app.delete(
       '/connectors/:id',
       {
-        config: pro,
+        config: { ...pro, errors: ['CONFLICT'] },
         schema: {
           summary: 'Delete a sync connector',
           description: 'Its links and run log go; the records it brought stay.',
@@ -165,6 +165,7 @@ export default definePlugin(
       },
       async (req) => {
         found(req.userId, req.params.id)
+        if (runner.isRunning(req.params.id)) throw new HttpError('CONFLICT', 'This connector is running: delete it when the run ends')
         jobs.get(req.params.id)?.stop()
         jobs.delete(req.params.id)
         store.remove(req.userId, req.params.id)

@@ -321,3 +321,23 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
   })
   t.match(badCron.body.error, { code: 'VALIDATION_ERROR', details: { field: 'schedule' } })
 })
+
+t.test('a running connector: a second run and a delete wait for it (409)', async (t) => {
+  const held: Array<() => void> = []
+  const server = createServer((_req, res) => held.push(() => res.writeHead(500).end()))
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
+  const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
+  const o = await owner(app)
+  const call = api(app, o.token)
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/dav/`
+  const id = (await call('POST', '/sync/connectors', { kind: 'caldav', label: 'Slow', url })).body.data.id
+  const first = call('POST', `/sync/connectors/${id}/run`)
+  while (held.length === 0) await new Promise((r) => setTimeout(r, 20))
+  t.equal((await call('POST', `/sync/connectors/${id}/run`)).body.error.code, 'CONFLICT')
+  t.equal((await call('DELETE', `/sync/connectors/${id}`)).body.error.code, 'CONFLICT')
+  for (const release of held) release()
+  const done = await first
+  t.match(done.body.data, { status: 'failed', error: /500/ })
+  t.equal((await call('DELETE', `/sync/connectors/${id}`)).status, 204)
+})
