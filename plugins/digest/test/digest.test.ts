@@ -9,6 +9,10 @@ import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
 import { expectProOnly, setTier } from '../../sync/test/pro-gate.js'
 
+/** JSON answers, read loosely: the assertions check their shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+
 /** The digest through the HTTP API: content with recurring events, delivery to a local SMTP sink and a webhook receiver. */
 const at = (s: string) => Date.parse(s)
 
@@ -61,7 +65,7 @@ function client(app: TestApp, token: string) {
       headers: auth(token),
       ...(payload ? { payload: payload as object } : {}),
     })
-    return { status: res.statusCode, body: (res.body ? res.json() : {}) as Record<string, any> }
+    return { status: res.statusCode, body: (res.body ? res.json() : {}) as Json }
   }
 }
 
@@ -120,23 +124,23 @@ t.test('digest content, email and webhook delivery', async (t) => {
     changed_since: '2027-02-28T08:00:00.000Z',
   })
   t.same(
-    d.events.map((e: any) => [e.title, e.start_at]),
+    d.events.map((e: Json) => [e.title, e.start_at]),
     [['Standup', '2027-03-01T09:00:00.000Z']],
     'cancelled events are left out; the dentist is tomorrow after 08:00',
   )
   t.ok(d.events[0].series_id, 'an occurrence names its series')
   t.same(
-    d.reminders.map((r: any) => [r.title, r.remind_at, r.minutes_before]),
+    d.reminders.map((r: Json) => [r.title, r.remind_at, r.minutes_before]),
     [
       ['Standup', '2027-03-01T08:45:00.000Z', 15],
       ['Dentist', '2027-03-01T10:00:00.000Z', 1440],
     ],
   )
   t.same(
-    d.notes_changed.map((n: any) => [n.title, n.change]),
+    d.notes_changed.map((n: Json) => [n.title, n.change]),
     [['Fresh idea', 'created']],
   )
-  t.same(d.contacts_changed.map((c: any) => [c.title, c.change]).sort(), [
+  t.same(d.contacts_changed.map((c: Json) => [c.title, c.change]).sort(), [
     ['New Person', 'created'],
     ['Old Friend', 'updated'],
   ])
@@ -146,7 +150,7 @@ t.test('digest content, email and webhook delivery', async (t) => {
 
   const week = (await call('GET', '/digest?period=week')).body.data
   t.same(
-    week.events.map((e: any) => `${e.title} ${e.start_at.slice(5, 16)}`),
+    week.events.map((e: Json) => `${e.title} ${e.start_at.slice(5, 16)}`),
     [
       'Standup 03-01T09:00',
       'Standup 03-02T09:00',

@@ -7,10 +7,14 @@ import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
 import { makeCollections, startRadicale, vcalendar, vcard, type Radicale } from './radicale.js'
 
+/** JSON answers, read loosely: the assertions check their shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+
 /** Connectors against a real Radicale: create, change and delete remotely → reflected, never duplicated. */
 const api = (app: TestApp, token: string) => async (method: string, url: string, payload?: unknown) => {
   const res = await app.inject({ method: method as 'GET', url: `/api/v1${url}`, headers: auth(token), ...(payload ? { payload } : {}) })
-  return { status: res.statusCode, body: (res.body ? res.json() : {}) as Record<string, any> }
+  return { status: res.statusCode, body: (res.body ? res.json() : {}) as Json }
 }
 
 /** Two contacts on the server: ada.vcf and alan.vcf. */
@@ -52,7 +56,7 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   t.match(first.body.data, { status: 'ok', created: 2, updated: 0, deleted: 0, error: null })
   let contacts = await contactsOf(call)
   t.same(
-    contacts.map((c: any) => [c.display_name, c.source, c.emails[0].address]),
+    contacts.map((c: Json) => [c.display_name, c.source, c.emails[0].address]),
     [
       ['Ada Lovelace', 'carddav', 'ada@example.test'],
       ['Alan Turing', 'carddav', 'alan@example.test'],
@@ -75,7 +79,7 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   t.match(third.body.data, { status: 'ok', created: 1, updated: 1, deleted: 1 })
   contacts = await contactsOf(call)
   t.same(
-    contacts.map((c: any) => [c.display_name, c.emails[0].address]),
+    contacts.map((c: Json) => [c.display_name, c.emails[0].address]),
     [
       ['Ada King', 'ada@newmail.test'],
       ['Grace Hopper', 'grace@example.test'],
@@ -84,7 +88,7 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   t.equal(contacts[0].id, adaId, 'the change updated the same record')
   const trash = await call('GET', '/contacts?only_deleted=true')
   t.same(
-    trash.body.data.map((c: any) => c.display_name),
+    trash.body.data.map((c: Json) => c.display_name),
     ['Alan Turing'],
     'a remote deletion moves the record to the trash',
   )
@@ -94,7 +98,7 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   t.equal(log.status, 200)
   t.equal(log.body.meta.total, 3)
   t.same(
-    log.body.data.map((r: any) => [r.trigger, r.status, r.created]),
+    log.body.data.map((r: Json) => [r.trigger, r.status, r.created]),
     [
       ['manual', 'ok', 1],
       ['manual', 'ok', 0],
@@ -176,7 +180,7 @@ t.test('caldav: a calendar URL, recurring events with an override, changes refle
   t.match(first.body.data, { status: 'ok', created: 2, failed: 0 })
 
   const windowed = async () =>
-    (await call('GET', '/events?from=2027-01-01&to=2027-02-28&limit=50')).body.data.map((e: any) => [e.title, e.start_at, e.source])
+    (await call('GET', '/events?from=2027-01-01&to=2027-02-28&limit=50')).body.data.map((e: Json) => [e.title, e.start_at, e.source])
   t.same(await windowed(), [
     ['Standup', '2027-01-04T09:00:00.000Z', 'caldav'],
     ['Dinner', '2027-01-06T19:00:00.000Z', 'caldav'],
@@ -206,7 +210,7 @@ t.test('caldav: a calendar URL, recurring events with an override, changes refle
   t.match(afterExpiry.body.data, { status: 'ok', created: 0, deleted: 0, unchanged: 1 })
   const stored = (await call('GET', '/events?limit=50')).body
   t.same(
-    stored.data.map((e: any) => e.calendar_name),
+    stored.data.map((e: Json) => e.calendar_name),
     ['Family', 'Family'],
     "events that name no calendar take the collection's displayname",
   )
@@ -292,7 +296,7 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
   await radicale.request('DELETE', '/alice/contacts/alan.vcf')
   t.match((await call('POST', `/sync/connectors/${id}/run`)).body.data, { status: 'ok', created: 0, updated: 1, deleted: 1 })
   t.same(
-    (await contactsOf(call)).map((x: any) => x.display_name),
+    (await contactsOf(call)).map((x: Json) => x.display_name),
     ['Ada King'],
   )
 
@@ -303,7 +307,7 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
     connectorOn(radicale, 'carddav', 'Scheduled', `${radicale.base}/alice/contacts/`, { schedule: '* * * * * *' }),
   )
   t.equal(scheduled.body.data.schedule, '* * * * * *')
-  let runs: any[] = []
+  let runs: Json[] = []
   for (let i = 0; i < 100 && !runs.some((r) => r.status === 'ok'); i++) {
     await new Promise((r) => setTimeout(r, 100))
     runs = (await call('GET', `/sync/connectors/${scheduled.body.data.id}/runs`)).body.data

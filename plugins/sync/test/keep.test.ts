@@ -4,6 +4,10 @@ import { addUser, auth, build, owner } from '../../../test/helper.js'
 import { upload } from '../../records/test/records-app.js'
 import { expectProOnly, setTier } from './pro-gate.js'
 
+/** JSON answers, read loosely: the assertions check their shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+
 /** A Google Keep Takeout made here, in Keep's JSON shape; uploaded twice: edits update, removals go to the trash. */
 const keepNote = (fields: Record<string, unknown>) =>
   JSON.stringify({
@@ -68,10 +72,12 @@ t.test('google_keep: Takeout upload, re-upload updates and deletes', async (t) =
   t.match(first.body.data, { status: 'ok', created: 3, updated: 0, deleted: 0, failed: 0 })
   // Sorted here: the notes list puts pinned notes first.
   const notes = async () =>
-    (await call('GET', '/notes?limit=50&archived=false')).body.data.sort((a: any, b: any) => String(a.title).localeCompare(String(b.title)))
+    (await call('GET', '/notes?limit=50&archived=false')).body.data.sort((a: Json, b: Json) =>
+      String(a.title).localeCompare(String(b.title)),
+    )
   const list = await notes()
   t.same(
-    list.map((n: any) => [n.title, n.content, n.tags, n.pinned, n.source]),
+    list.map((n: Json) => [n.title, n.content, n.tags, n.pinned, n.source]),
     [
       ['Idea', 'A garden robot', ['ideas', 'home'], false, 'google_keep'],
       ['Shopping', '- [ ] Milk\n- [x] Bread', ['home'], true, 'google_keep'],
@@ -80,7 +86,7 @@ t.test('google_keep: Takeout upload, re-upload updates and deletes', async (t) =
   t.equal(list[0].created_at, '2023-11-14T22:13:20.000Z', 'Keep timestamps (microseconds) become the record times')
   const archived = (await call('GET', '/notes?archived=true')).body.data
   t.same(
-    archived.map((n: any) => n.content),
+    archived.map((n: Json) => n.content),
     ['archived text'],
   )
 
@@ -94,7 +100,7 @@ t.test('google_keep: Takeout upload, re-upload updates and deletes', async (t) =
   t.match(second.body.data, { status: 'ok', created: 0, updated: 1, deleted: 1, unchanged: 1 })
   const after = await notes()
   t.same(
-    after.map((n: any) => [n.id, n.content, n.tags]),
+    after.map((n: Json) => [n.id, n.content, n.tags]),
     [[list[0].id, 'A garden robot that waters', []]],
     'the same record, updated',
   )
