@@ -81,11 +81,12 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
   /** The collections of this kind the URL leads to. */
   async function discover(start: string): Promise<Collection[]> {
     const type = COLLECTION_TYPE[kind]
-    const probe = await propfind(
-      start,
-      '0',
-      `<d:resourcetype/><d:displayname/><d:current-user-principal/><${HOME_SET[kind]}/><d:supported-report-set/>`,
-    )
+    const props = `<d:resourcetype/><d:displayname/><d:current-user-principal/><${HOME_SET[kind]}/><d:supported-report-set/>`
+    // A URL that is no DAV resource at all (a web page, 404, 405): discovery goes on at /.well-known/.
+    const probe = await propfind(start, '0', props).catch((err: unknown) => {
+      if (err instanceof DavError && err.status !== null && err.status !== 401) return { responses: [], syncToken: null, url: start }
+      throw err
+    })
     const self = probe.responses[0]
     if (self && has(self.props.resourcetype, type)) {
       return [collectionOf(probe.url, self.props)]

@@ -214,6 +214,15 @@ t.test('caldav: a calendar URL, recurring events with an override, changes refle
     ['Family', 'Family'],
     "events that name no calendar take the collection's displayname",
   )
+
+  // A URL that is no DAV resource: discovery goes through /.well-known/caldav (Radicale redirects it to /).
+  const viaWellKnown = await call(
+    'POST',
+    '/sync/connectors',
+    connectorOn(radicale, 'caldav', 'Well-known', `${radicale.base}/nothing-here/`),
+  )
+  const found = await call('POST', `/sync/connectors/${viaWellKnown.body.data.id}/run`)
+  t.match(found.body.data, { status: 'ok', created: 1, error: null }, 'the one calendar object left, found by discovery')
   t.equal(stored.meta.total, 2, 'one series and its override: no duplicates')
 })
 
@@ -328,7 +337,13 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
 
 t.test('a running connector: a second run and a delete wait for it (409)', async (t) => {
   const held: Array<() => void> = []
-  const server = createServer((_req, res) => held.push(() => res.writeHead(500).end()))
+  let released = false
+  // Holds the first requests until released; answers 500 at once after that.
+  const server = createServer((_req, res) => {
+    const answer = () => res.writeHead(500).end()
+    if (released) answer()
+    else held.push(answer)
+  })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => new Promise<void>((r) => server.close(() => r())))
   const app = await build(t, { env: { HEARTH_TIER: 'pro' } })
@@ -340,6 +355,7 @@ t.test('a running connector: a second run and a delete wait for it (409)', async
   while (held.length === 0) await new Promise((r) => setTimeout(r, 20))
   t.equal((await call('POST', `/sync/connectors/${id}/run`)).body.error.code, 'CONFLICT')
   t.equal((await call('DELETE', `/sync/connectors/${id}`)).body.error.code, 'CONFLICT')
+  released = true
   for (const release of held) release()
   const done = await first
   t.match(done.body.data, { status: 'failed', error: /500/ })
