@@ -43,6 +43,17 @@ export default definePlugin(
       return { ...digest, markdown: renderMarkdown(digest) }
     }
 
+    /** Deliveries by "deliver status", for hearth_digest_deliveries_total. */
+    const deliveries = new Map<string, number>()
+    const tally = (how: string, status: string) => deliveries.set(`${how} ${status}`, (deliveries.get(`${how} ${status}`) ?? 0) + 1)
+    api.metrics.register(
+      'counter',
+      'hearth_digest_deliveries_total',
+      'Digest deliveries, by channel and status',
+      ['deliver', 'status'],
+      () => [...deliveries].map(([key, value]) => ({ labels: { deliver: key.split(' ')[0], status: key.split(' ')[1] }, value })),
+    )
+
     /** Composes and sends the user's digest; the outcome is kept in the settings (last_*). */
     const deliver = async (s: SettingsRow) => {
       const digest = build(s.user_id, s.period)
@@ -54,9 +65,11 @@ export default definePlugin(
           await sendWebhook(s.target, api.secrets.decrypt(s.webhook_secret_enc), { event: 'digest', data: digest }, policy, api.now())
         }
         store.outcome(s.user_id, iso(), null)
+        tally(s.deliver, 'ok')
       } catch (err) {
         const message = err instanceof DeliveryError ? err.message : 'delivery failed'
         store.outcome(s.user_id, iso(), message)
+        tally(s.deliver, 'failed')
         api.log.warn({ user: s.user_id, deliver: s.deliver, error: message }, 'digest delivery failed')
         throw new HttpError('SERVICE_UNAVAILABLE', message)
       }

@@ -42,6 +42,9 @@ export default definePlugin(
       now: api.now,
       allowPrivate: api.config.allowPrivateTargets,
     })
+    api.metrics.register('counter', 'hearth_sync_runs_total', 'Sync connector runs finished, by kind and status', ['kind', 'status'], () =>
+      runner.finished(),
+    )
     const iso = () => new Date(api.now()).toISOString()
     const view = (c: ConnectorRow) => ({
       id: c.id,

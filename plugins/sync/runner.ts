@@ -25,6 +25,9 @@ class EntryError extends Error {}
 
 export function connectorRunner(deps: RunnerDeps) {
   const running = new Set<string>()
+  /** Finished runs by "kind status", for hearth_sync_runs_total. */
+  const finished = new Map<string, number>()
+  const tally = (kind: string, status: string) => finished.set(`${kind} ${status}`, (finished.get(`${kind} ${status}`) ?? 0) + 1)
   const iso = () => new Date(deps.now()).toISOString()
 
   async function run(connector: ConnectorRow, trigger: RunRow['trigger'], upload?: Uint8Array): Promise<RunRow> {
@@ -40,11 +43,13 @@ export function connectorRunner(deps: RunnerDeps) {
       if (err instanceof HttpError && err.statusCode < 500) {
         deps.store.finishRun(row.id, connector.id, { ...counts, status: 'failed', finished_at: iso(), error: err.message })
         running.delete(connector.id)
+        tally(connector.kind, 'failed')
         throw err
       }
       error = err instanceof Error ? err.message : String(err)
     }
     running.delete(connector.id)
+    tally(connector.kind, error ? 'failed' : 'ok')
     return deps.store.finishRun(row.id, connector.id, { ...counts, status: error ? 'failed' : 'ok', finished_at: iso(), error })
   }
 
@@ -135,7 +140,11 @@ export function connectorRunner(deps: RunnerDeps) {
     )
   }
 
-  return { run, isRunning: (id: string) => running.has(id) }
+  return {
+    run,
+    isRunning: (id: string) => running.has(id),
+    finished: () => [...finished].map(([key, value]) => ({ labels: { kind: key.split(' ')[0], status: key.split(' ')[1] }, value })),
+  }
 }
 
 function putSafely(sink: RecordSink, counts: RunCounts, put: () => void) {

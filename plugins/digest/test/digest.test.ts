@@ -231,6 +231,10 @@ t.test('digest content, email and webhook delivery', async (t) => {
   t.match(failed.body.error.message, /answered 500/)
   t.match((await call('GET', '/digest/settings')).body.data, { last_status: 'failed', last_error: 'webhook: the receiver answered 500' })
 
+  const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  t.match(metrics, /hearth_digest_deliveries_total\{deliver="email",status="ok"\} 1/)
+  t.match(metrics, /hearth_digest_deliveries_total\{deliver="webhook",status="failed"\} 1/)
+
   // Secrets never in the database in clear.
   for (const file of ['hearth.db', 'hearth.db-wal']) {
     const path = join(app.dataDir, file)

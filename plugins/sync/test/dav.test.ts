@@ -129,6 +129,10 @@ t.test('carddav: discovery from the server root, updates and remote deletions', 
   t.match(failed.body.data.error, /401/)
   t.notOk(failed.body.data.error.includes('not-the-password'))
 
+  const metrics = await app.inject({ method: 'GET', url: '/metrics' })
+  t.match(metrics.body, /hearth_sync_runs_total\{kind="carddav",status="ok"\} 3/)
+  t.match(metrics.body, /hearth_sync_runs_total\{kind="carddav",status="failed"\} 1/)
+
   // Delete the connector: its links and log go, the records stay.
   t.equal((await call('DELETE', `/sync/connectors/${connector.id}`)).status, 204)
   t.equal((await call('GET', `/sync/connectors/${connector.id}/runs`)).status, 404)
