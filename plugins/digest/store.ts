@@ -1,0 +1,51 @@
+import type Database from 'better-sqlite3'
+import type { Period } from './compose.js'
+
+export interface SettingsRow {
+  user_id: string
+  schedule: string | null
+  period: Period
+  deliver: 'email' | 'webhook'
+  target: string
+  webhook_secret_enc: string | null
+  allow_private: number
+  active: number
+  last_delivered_at: string | null
+  last_status: 'ok' | 'failed' | null
+  last_error: string | null
+  updated_at: string
+}
+
+/** digest_settings, one row per user. */
+export function digestStore(db: Database.Database) {
+  const get = db.prepare<[string], SettingsRow>('SELECT * FROM digest_settings WHERE user_id = ?')
+  const all = db.prepare<[], SettingsRow>('SELECT * FROM digest_settings')
+  const put = db.prepare(
+    `INSERT INTO digest_settings (user_id, schedule, period, deliver, target, webhook_secret_enc, allow_private, active, updated_at)
+     VALUES (@user_id, @schedule, @period, @deliver, @target, @webhook_secret_enc, @allow_private, @active, @updated_at)
+     ON CONFLICT (user_id) DO UPDATE SET schedule = excluded.schedule, period = excluded.period, deliver = excluded.deliver,
+       target = excluded.target, webhook_secret_enc = excluded.webhook_secret_enc, allow_private = excluded.allow_private,
+       active = excluded.active, updated_at = excluded.updated_at`,
+  )
+  const outcome = db.prepare<[string, string, string | null, string]>(
+    'UPDATE digest_settings SET last_delivered_at = ?, last_status = ?, last_error = ? WHERE user_id = ?',
+  )
+  const access = db.prepare<[number, number, string]>(
+    'UPDATE digest_settings SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
+  )
+  const remove = db.prepare<[string]>('DELETE FROM digest_settings WHERE user_id = ?')
+  return {
+    get: (userId: string) => get.get(userId) ?? null,
+    all: () => all.all(),
+    put: (row: Omit<SettingsRow, 'last_delivered_at' | 'last_status' | 'last_error'>) => {
+      put.run(row)
+      return get.get(row.user_id) as SettingsRow
+    },
+    outcome: (userId: string, at: string, error: string | null) => outcome.run(at, error ? 'failed' : 'ok', error, userId),
+    /** The user's tier and role changed: deliveries pause while free; a demoted admin's webhook loses private targets. */
+    access: (userId: string, pro: boolean, admin: boolean) => access.run(pro ? 1 : 0, admin ? 1 : 0, userId),
+    remove: (userId: string) => remove.run(userId).changes > 0,
+  }
+}
+
+export type DigestStore = ReturnType<typeof digestStore>
