@@ -28,7 +28,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const OUT = join(ROOT, 'dist', 'bundle')
 
 /** Not inlined: native addons, packages that load files next to their own sources, optional imports. */
-export const EXTERNALS = ['better-sqlite3', 'sqlite-vec', '@fastify/swagger-ui']
+export const EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'sharp', '@fastify/swagger-ui']
 
 const ASSET_URL = /new URL\(\s*(['"])([^'"\n]+)\1\s*,\s*import\.meta\.url\s*\)/g
 
