@@ -55,7 +55,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return word === undefined ? EXIT.USAGE : EXIT.OK
     }
     const next = cmd.subcommands.find((c) => c.name === word)
-    if (!next) throw new UsageError(`unknown ${cmd === root ? "command" : `${cmd.name} subcommand`} ${JSON.stringify(word)}\nusage: ${cmd.usage}`)
+    if (!next)
+      throw new UsageError(`unknown ${cmd === root ? 'command' : `${cmd.name} subcommand`} ${JSON.stringify(word)}\nusage: ${cmd.usage}`)
     cmd = next
     rest = rest.slice(1)
   }

@@ -28,8 +28,11 @@ export const quietEnv = (dataDir: string): Record<string, string> => ({
 /** Runs `hearth ARGS` as a real process; never throws on a non-zero exit. */
 export function cli(args: string[], env: Record<string, string>, opts: { input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     )
     if (opts.input !== undefined) child.stdin?.end(opts.input)
   })
@@ -97,7 +100,10 @@ export async function call(
 ): Promise<{ status: number; json: { data?: unknown; error?: { code: string } } & Record<string, unknown> }> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   return { status: res.status, json: (await res.json().catch(() => ({}))) as never }

@@ -27,7 +27,8 @@ export class WrongPassphraseError extends Error {
 }
 
 function deriveKey(passphrase: string, salt: Buffer, log2N: number, r: number, p: number): Promise<Buffer> {
-  if (log2N < 10 || log2N > 20 || r < 1 || r > 32 || p < 1 || p > 16) return Promise.reject(new Error('damaged archive: bad key parameters'))
+  if (log2N < 10 || log2N > 20 || r < 1 || r > 32 || p < 1 || p > 16)
+    return Promise.reject(new Error('damaged archive: bad key parameters'))
   const N = 2 ** log2N
   return new Promise((resolve, reject) =>
     scrypt(passphrase.normalize('NFC'), salt, 32, { N, r, p, maxmem: 256 * N * r + 16 * 1024 * 1024 }, (err, key) =>

@@ -157,7 +157,12 @@ export function verifyUnpacked(
       throw new BackupRefused(`integrity_check failed: ${(err as Error).message}`)
     }
     if (rows.length !== 1 || rows[0]?.integrity_check !== 'ok')
-      throw new BackupRefused(`integrity_check: ${rows.map((r) => r.integrity_check).slice(0, 5).join('; ')}`)
+      throw new BackupRefused(
+        `integrity_check: ${rows
+          .map((r) => r.integrity_check)
+          .slice(0, 5)
+          .join('; ')}`,
+      )
     const schema = schemaVersions(db)
     const { newer, unknown } = compareSchemas(schema, known)
     if (newer.length)

@@ -1,4 +1,15 @@
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { ASIDE_INFIX, RESTORE_MARKER } from '../../core/daemon-state.js'
 import { type ArchiveKind, unpackBackup, verifyUnpacked } from './extract.js'
@@ -30,7 +41,11 @@ export interface RestoreResult {
   secrets: 'archive' | 'given' | 'kept' | 'none'
 }
 
-const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 
 /**
  * Restores into `dataDir`. Everything is unpacked and verified in a sibling folder first;

@@ -13,7 +13,10 @@ export interface ScheduledBackup {
 }
 
 export function scheduledName(at: Date, encrypted: boolean): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
   return `hearth-${stamp}.tar.gz${encrypted ? '.enc' : ''}`
 }
 

@@ -30,7 +30,8 @@ export async function effectiveSettings(ctx: Context): Promise<Setting[]> {
   const fromFile = existsSync(file) ? parseEnvFile(readFileSync(file, 'utf8')) : {}
   const declared = new Map<string, { owner: string; fallback?: unknown }>()
   const declare = (owner: string, props: Record<string, TSchema>) => {
-    for (const [key, prop] of Object.entries(props)) declared.set((prop.env as string | undefined) ?? key, { owner, fallback: prop.default })
+    for (const [key, prop] of Object.entries(props))
+      declared.set((prop.env as string | undefined) ?? key, { owner, fallback: prop.default })
   }
   declare('core', CoreConfig.properties as Record<string, TSchema>)
   const plugins = [
@@ -52,8 +53,7 @@ export async function effectiveSettings(ctx: Context): Promise<Setting[]> {
     else if (envValue !== undefined && envValue !== '') [value, source] = [envValue, 'environment']
     else if (fromFile[name] !== undefined) [value, source] = [fromFile[name] as string, 'hearth.env']
     else if (defaults[name] !== undefined) [value, source] = [defaults[name] as string, 'default']
-    else if (d?.fallback !== undefined)
-      [value, source] = [Array.isArray(d.fallback) ? d.fallback.join(',') : String(d.fallback), 'default']
+    else if (d?.fallback !== undefined) [value, source] = [Array.isArray(d.fallback) ? d.fallback.join(',') : String(d.fallback), 'default']
     else [value, source] = ['', 'unset']
     out.push({ name, value: mask(name, value), source, owner: d?.owner ?? null, secret: SECRET.test(name) })
   }
@@ -73,7 +73,10 @@ Secrets (tokens, keys, passwords, passphrases) show only that they are set; URLs
     if (args.values.json) ctx.out(JSON.stringify(settings, null, 2))
     else {
       const width = Math.max(...settings.map((s) => s.name.length))
-      for (const s of settings) ctx.out(`${s.name.padEnd(width)}  ${s.value === '' ? '(empty)' : s.value}  [${s.source}${s.owner && s.owner !== 'core' ? `, ${s.owner}` : ''}]`)
+      for (const s of settings)
+        ctx.out(
+          `${s.name.padEnd(width)}  ${s.value === '' ? '(empty)' : s.value}  [${s.source}${s.owner && s.owner !== 'core' ? `, ${s.owner}` : ''}]`,
+        )
     }
     return EXIT.OK
   },

@@ -66,8 +66,7 @@ export function createContext(env: NodeJS.ProcessEnv = process.env): Context {
       let owner: { id: string } | undefined
       try {
         owner = db.prepare("SELECT id FROM users WHERE role = 'owner' AND disabled = 0 ORDER BY created_at LIMIT 1").get() as
-          | { id: string }
-          | undefined
+          { id: string } | undefined
       } finally {
         db.close()
       }

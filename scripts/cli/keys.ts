@@ -1,8 +1,7 @@
 import { publicKey } from '../../core/auth/api-keys.js'
-import type { PublicUser } from '../../core/auth/users.js'
 import { type Command, CliError, EXIT, str } from './command.js'
 import type { Context } from './context.js'
-import { coreServices, findUser } from './direct.js'
+import { apiUser, coreServices, findUser, printList } from './direct.js'
 
 type Key = ReturnType<typeof publicKey> & { key?: string }
 const SCOPES = ['agent', 'system', 'sync'] as const
@@ -18,12 +17,7 @@ function scopeOf(value: string | undefined): Scope | undefined {
 
 async function userId(ctx: Context, who: string | undefined): Promise<string | undefined> {
   if (!who) return undefined
-  if (ctx.daemon()) {
-    const list = await (await ctx.api()).call<PublicUser[]>('GET', '/admin/users')
-    const u = list.find((x) => x.id === who || x.email.toLowerCase() === who.toLowerCase())
-    if (!u) throw new CliError(`no user ${who}`)
-    return u.id
-  }
+  if (ctx.daemon()) return (await apiUser(await ctx.api(), who)).id
   const db = ctx.openDb()
   try {
     return findUser(coreServices(db, ctx.ensureConfig()).users, who).id
@@ -57,7 +51,9 @@ The key is printed on the first line; Hearth keeps only its SHA-256.`,
     let key: Key
     if (ctx.daemon()) {
       const uid = await userId(ctx, str(args, 'user'))
-      key = await (await ctx.api()).call<Key>('POST', '/admin/api-keys', { scope, ...(label ? { label } : {}), ...(uid ? { user_id: uid } : {}) })
+      key = await (
+        await ctx.api()
+      ).call<Key>('POST', '/admin/api-keys', { scope, ...(label ? { label } : {}), ...(uid ? { user_id: uid } : {}) })
     } else {
       key = withDb(ctx, (s) => {
         const who = str(args, 'user')
@@ -86,8 +82,7 @@ const list: Command = {
       const q = new URLSearchParams({ ...(uid ? { user_id: uid } : {}), ...(scope ? { scope } : {}) }).toString()
       keys = await (await ctx.api()).call<Key[]>('GET', `/admin/api-keys${q ? `?${q}` : ''}`)
     } else keys = withDb(ctx, (s) => s.apiKeys.list({ userId: uid, scope }).map(publicKey))
-    if (args.values.json) ctx.out(JSON.stringify(keys, null, 2))
-    else for (const k of keys) ctx.out(row(k))
+    printList(ctx, args, keys, row)
     return EXIT.OK
   },
 }

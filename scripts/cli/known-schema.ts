@@ -8,10 +8,7 @@ import { discoverPlugins } from '../../core/plugin-loader.js'
 export async function knownSchemaVersions(pluginsDir: string): Promise<Record<string, number>> {
   const max = (folder: string | URL) => Math.max(0, ...readMigrations(folder).map((m) => m.version))
   const known: Record<string, number> = { core: max(new URL('../../core/auth/migrations/', import.meta.url)) }
-  const found = [
-    ...(await discoverPlugins(new URL('../../plugins/', import.meta.url).pathname)),
-    ...(await discoverPlugins(pluginsDir)),
-  ]
+  const found = [...(await discoverPlugins(new URL('../../plugins/', import.meta.url).pathname)), ...(await discoverPlugins(pluginsDir))]
   for (const d of found) {
     const m = d.plugin?.manifest
     if (!m?.name) continue

@@ -27,7 +27,9 @@ export function createProgress(label: string, opts: { stream?: NodeJS.WriteStrea
         lastDraw = now
         const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - label.length - 30))
         const full = Math.round(ratio * width)
-        stream.write(`\r${label} [${'#'.repeat(full)}${'.'.repeat(width - full)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${fmt(done)}\x1b[K`)
+        stream.write(
+          `\r${label} [${'#'.repeat(full)}${'.'.repeat(width - full)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${fmt(done)}\x1b[K`,
+        )
         return
       }
       const quarter = Math.floor(ratio * 4)

@@ -44,8 +44,7 @@ Refused (exit 3) while the daemon runs.`,
     if (!existsSync(file)) throw new CliError(`${file} does not exist`)
     const lock = ctx.daemon()
     if (lock) throw new CliError(`the daemon is running (pid ${lock.pid}); stop it first`, EXIT.DAEMON)
-    if (await healthAnswers(ctx))
-      throw new CliError(`a Hearth daemon answers on port ${ctx.config.port}; stop it first`, EXIT.DAEMON)
+    if (await healthAnswers(ctx)) throw new CliError(`a Hearth daemon answers on port ${ctx.config.port}; stop it first`, EXIT.DAEMON)
     const secrets = str(args, 'secrets')
     const encrypted = archiveKind(file) === 'encrypted'
     const passphrase = encrypted ? await passphraseFrom(args, ctx, { wanted: true, confirm: false }) : undefined
@@ -62,9 +61,17 @@ Refused (exit 3) while the daemon runs.`,
         onBytes: (n) => bar.update(n, total),
       })
       bar.done()
-      const from = result.manifest ? `Hearth ${result.manifest.hearth_version}, taken ${result.manifest.created_at}` : 'a bare database (previous release)'
+      const from = result.manifest
+        ? `Hearth ${result.manifest.hearth_version}, taken ${result.manifest.created_at}`
+        : 'a bare database (previous release)'
       ctx.out(`restored ${file} (${from}) into ${ctx.config.dataDir}`)
-      ctx.out(`schema: ${Object.entries(result.schema).map(([k, v]) => `${k} ${v}`).join(', ') || 'empty'}`)
+      ctx.out(
+        `schema: ${
+          Object.entries(result.schema)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ') || 'empty'
+        }`,
+      )
       if (result.aside) ctx.out(`the previous data folder is kept at ${result.aside} until the daemon starts on the restored one`)
       if (result.secrets === 'kept') ctx.out('the backup holds no secrets: the current hearth.env was kept')
       if (result.secrets === 'none')

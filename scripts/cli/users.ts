@@ -1,7 +1,7 @@
 import type { PublicUser } from '../../core/auth/users.js'
 import { type Command, CliError, EXIT } from './command.js'
 import type { Context } from './context.js'
-import { coreServices, findUser } from './direct.js'
+import { apiUser, coreServices, findUser, printList } from './direct.js'
 
 const row = (u: PublicUser) => [u.id, u.email, u.role, u.tier, u.disabled ? 'disabled' : 'active'].join('\t')
 
@@ -20,10 +20,7 @@ async function listUsers(ctx: Context): Promise<PublicUser[]> {
 async function patchUser(ctx: Context, who: string, patch: { role?: 'owner' | 'admin' | 'user'; tier?: 'free' | 'pro' | null }) {
   if (ctx.daemon()) {
     const api = await ctx.api()
-    const list = await api.call<PublicUser[]>('GET', '/admin/users')
-    const target = list.find((u) => u.id === who || u.email.toLowerCase() === who.toLowerCase())
-    if (!target) throw new CliError(`no user ${who}`)
-    return api.call<PublicUser>('PATCH', `/admin/users/${target.id}`, patch)
+    return api.call<PublicUser>('PATCH', `/admin/users/${(await apiUser(api, who)).id}`, patch)
   }
   const db = ctx.openDb()
   try {
@@ -43,9 +40,7 @@ const list: Command = {
   usage: 'hearth users list [--json]',
   options: { json: { type: 'boolean' } },
   async run(args, ctx) {
-    const users = await listUsers(ctx)
-    if (args.values.json) ctx.out(JSON.stringify(users, null, 2))
-    else for (const u of users) ctx.out(row(u))
+    printList(ctx, args, await listUsers(ctx), row)
     return EXIT.OK
   },
 }
@@ -109,4 +104,3 @@ export const users: Command = {
   usage: 'hearth users SUBCOMMAND',
   subcommands: [list, resetToken, setRole, setTier],
 }
-

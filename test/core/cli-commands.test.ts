@@ -85,7 +85,9 @@ t.test('with the daemon stopped: setup, users, keys, config and migrate work on 
   t.equal((await cli(['keys', 'list'], env)).stdout, '', 'a revoked key is no longer listed')
   t.equal((await cli(['keys', 'revoke', key.id], env)).code, 1, 'revoking twice fails')
 
-  const config = JSON.parse((await cli(['config', '--json'], { ...env, HEARTH_MAILER_URL: 'https://mailer:hunter2@mail.test/send' })).stdout) as Array<{
+  const config = JSON.parse(
+    (await cli(['config', '--json'], { ...env, HEARTH_MAILER_URL: 'https://mailer:hunter2@mail.test/send' })).stdout,
+  ) as Array<{
     name: string
     value: string
     source: string
@@ -116,14 +118,21 @@ t.test('with the daemon running: the CLI goes through its API and restore is ref
   const login = await call(daemon.base, 'POST', '/auth/login', undefined, { email: 'owner@live.test', password: 'owner password 1' })
   const token = (login.json.data as { accessToken: string }).accessToken
   const invite = await call(daemon.base, 'POST', '/admin/invitations', token, { email: 'member@live.test', role: 'user' })
-  await call(daemon.base, 'POST', '/auth/register', undefined, { token: (invite.json.data as { token: string }).token, password: 'member password 1' })
+  await call(daemon.base, 'POST', '/auth/register', undefined, {
+    token: (invite.json.data as { token: string }).token,
+    password: 'member password 1',
+  })
 
   const list = await cli(['users', 'list'], env)
   t.equal(list.code, 0, list.stderr)
   t.match(list.stdout, /owner@live\.test\towner[\s\S]*member@live\.test\tuser/)
   t.equal((await cli(['users', 'set-tier', 'member@live.test', 'pro'], env)).code, 0)
   const users = await call(daemon.base, 'GET', '/admin/users', token)
-  t.equal((users.json.data as Array<{ email: string; tier: string }>).find((u) => u.email === 'member@live.test')?.tier, 'pro', 'the daemon sees the change at once')
+  t.equal(
+    (users.json.data as Array<{ email: string; tier: string }>).find((u) => u.email === 'member@live.test')?.tier,
+    'pro',
+    'the daemon sees the change at once',
+  )
 
   const created = JSON.parse((await cli(['keys', 'create', '--user', 'member@live.test', '--label', 'agent', '--json'], env)).stdout)
   t.equal((await call(daemon.base, 'GET', '/api-keys/mine', created.key)).status, 200, 'the new key works against the running daemon')

@@ -77,7 +77,8 @@ t.test('doctor on this machine (the tools installed, Caddy running): every check
   })
   t.match(d.get(`port ${env.HEARTH_PORT}/tcp`), { status: 'ok', message: /free/ })
   t.match(d.get(`port ${env.HEARTH_DNS_PORT}/udp+tcp`), { status: 'ok', message: /free/ })
-  for (const tool of ['caddy', 'smartctl', 'mdadm', 'nft']) t.match(d.get(`tool ${tool}`), { status: 'ok', message: new RegExp(`/${tool}$`) })
+  for (const tool of ['caddy', 'smartctl', 'mdadm', 'nft'])
+    t.match(d.get(`tool ${tool}`), { status: 'ok', message: new RegExp(`/${tool}$`) })
   t.match(d.get('caddy admin'), { status: 'ok', message: /answers/ })
   t.match(d.get('driver storage'), { status: 'ok', message: /linux-basic is used/ })
   t.match(d.get('driver firewall'), { status: 'ok', message: /nftables: supported/ })
@@ -99,7 +100,7 @@ t.test('doctor on this machine (the tools installed, Caddy running): every check
   t.match(d.get('hearth.env'), { status: 'fail', message: /mode 0644/, fix: `chmod 600 ${join(dataDir, 'hearth.env')}` })
 
   const text = await cli(['doctor'], env)
-  t.match(text.stdout, /FAIL  hearth\.env: .*\n      fix: chmod 600/, 'the text report gives the fix under the finding')
+  t.match(text.stdout, /FAIL {2}hearth\.env: .*\n {6}fix: chmod 600/, 'the text report gives the fix under the finding')
 })
 
 t.test('doctor without the tools (PATH an empty folder): each tool missing with how to install it', async (t) => {

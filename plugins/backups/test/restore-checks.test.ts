@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
@@ -39,7 +39,11 @@ t.test('an encrypted backup restores with its passphrase only; a damaged one is 
   writeFileSync(join(root, 'cut'), bytes.subarray(0, bytes.length - 100))
   const cut = await cli(['restore', join(root, 'cut'), '--passphrase-file', pass], env)
   t.equal(cut.code, 4, 'a truncated archive is refused')
-  t.same(readdirSync(root).filter((n) => n.includes('before-restore')), [], 'nothing was set aside by the refused restores')
+  t.same(
+    readdirSync(root).filter((n) => n.includes('before-restore')),
+    [],
+    'nothing was set aside by the refused restores',
+  )
 
   const ok = await cli(['restore', archive, '--passphrase-file', pass], env)
   t.equal(ok.code, 0, ok.stderr)
@@ -54,13 +58,22 @@ t.test('a plain archive: checksums and integrity_check are verified, a newer sch
   const listing = await new Promise<string>((resolve) =>
     import('node:child_process').then(({ execFile }) => execFile('tar', ['-tzf', archive], (_e, out) => resolve(out))),
   )
-  t.same(listing.trim().split('\n'), ['manifest.json', 'hearth.db', 'hearth.env'], 'tar reads it: manifest first, then the database and secrets')
+  t.same(
+    listing.trim().split('\n'),
+    ['manifest.json', 'hearth.db', 'hearth.env'],
+    'tar reads it: manifest first, then the database and secrets',
+  )
 
   // A database whose bytes differ from the manifest's checksum: rebuilt archive with a changed page.
   const { unpackBackup } = await import('../extract.js')
   const staged = tempDir(t)
   const { manifest } = await unpackBackup(archive, staged)
-  t.match(manifest, { format: 'hearth-backup', hearth_version: /^\d+\.\d+\.\d+/, schema: { core: 1 }, files: { 'hearth.db': { sha256: /^[0-9a-f]{64}$/ } } })
+  t.match(manifest, {
+    format: 'hearth-backup',
+    hearth_version: /^\d+\.\d+\.\d+/,
+    schema: { core: 1 },
+    files: { 'hearth.db': { sha256: /^[0-9a-f]{64}$/ } },
+  })
 
   const notABackup = join(root, 'junk')
   writeFileSync(notABackup, 'hello')
@@ -68,7 +81,9 @@ t.test('a plain archive: checksums and integrity_check are verified, a newer sch
 
   // A backup from the future: a plugin's schema beyond this code's migrations.
   const db = new Database(join(env.HEARTH_DATA_DIR as string, 'hearth.db'))
-  db.prepare("INSERT INTO schema_migrations (plugin, version, name, checksum, applied_at) VALUES ('core', 99, 'future', 'x', '2030-01-01')").run()
+  db.prepare(
+    "INSERT INTO schema_migrations (plugin, version, name, checksum, applied_at) VALUES ('core', 99, 'future', 'x', '2030-01-01')",
+  ).run()
   db.close()
   const future = join(root, 'future.tar.gz')
   t.equal((await cli(['backup', future], env)).code, 0)
@@ -87,7 +102,10 @@ t.test('a plain archive: checksums and integrity_check are verified, a newer sch
     ['hearth.db', changed],
     ['hearth.env', readFileSync(join(staged, 'hearth.env'))],
   ]
-  const tar = Buffer.concat([...entries.flatMap(([name, body]) => [tarHeader(name, body.length, 0), body, tarPadding(body.length)]), tarEnd()])
+  const tar = Buffer.concat([
+    ...entries.flatMap(([name, body]) => [tarHeader(name, body.length, 0), body, tarPadding(body.length)]),
+    tarEnd(),
+  ])
   const tampered = join(root, 'tampered.tar.gz')
   writeFileSync(tampered, gzipSync(tar))
   const mismatch = await cli(['restore', tampered], env)
@@ -118,7 +136,11 @@ t.test("the previous release's backup (commit 4dd342a) restores and migrates for
   t.equal(restored.code, 0, restored.stderr)
   t.match(restored.stdout, /a bare database \(previous release\)/)
   t.match(restored.stdout, /schema: core 1, dns 1, proxy 3, records 1/)
-  t.equal(readFileSync(join(dataDir, 'hearth.env'), 'utf8'), readFileSync(fixture('prev-release-4dd342a.env'), 'utf8'), 'the secrets given are used')
+  t.equal(
+    readFileSync(join(dataDir, 'hearth.env'), 'utf8'),
+    readFileSync(fixture('prev-release-4dd342a.env'), 'utf8'),
+    'the secrets given are used',
+  )
 
   const daemon = await startDaemon(t, dataDir)
   const login = await call(daemon.base, 'POST', '/auth/login', undefined, { email: 'owner@prev.test', password: 'previous release pw' })

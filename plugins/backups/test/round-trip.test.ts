@@ -55,7 +55,10 @@ t.test('backup while the daemon takes writes, restore, and every write acknowled
   db.close()
 
   const again = await startDaemon(t, dataDir, { HEARTH_RESTORE_KEEP: '0' })
-  t.notOk(existsSync(join(root, asides[0] as string)), 'started on the restored folder, the daemon removes the one set aside (HEARTH_RESTORE_KEEP=0)')
+  t.notOk(
+    existsSync(join(root, asides[0] as string)),
+    'started on the restored folder, the daemon removes the one set aside (HEARTH_RESTORE_KEEP=0)',
+  )
   const relog = await call(again.base, 'POST', '/auth/login', undefined, { email: 'owner@load.test', password: 'owner password 1' })
   t.equal(relog.status, 200, 'the restored secrets and users sign in')
   const token2 = (relog.json.data as { accessToken: string }).accessToken

@@ -18,7 +18,10 @@ t.test('scheduled backups run on HEARTH_BACKUP_CRON, keep HEARTH_BACKUP_KEEP, an
   let names: string[] = []
   while (Date.now() < deadline) {
     names = readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isFile() && !d.name.startsWith('.') ? [d.name] : []))
-    if (names.length === 2 && (await app.inject({ method: 'GET', url: '/api/v1/admin/backups', headers: auth(o.token) })).json().data.length === 2) {
+    if (
+      names.length === 2 &&
+      (await app.inject({ method: 'GET', url: '/api/v1/admin/backups', headers: auth(o.token) })).json().data.length === 2
+    ) {
       await new Promise((r) => setTimeout(r, 2200))
       break
     }
@@ -28,7 +31,12 @@ t.test('scheduled backups run on HEARTH_BACKUP_CRON, keep HEARTH_BACKUP_KEEP, an
   t.equal(res.statusCode, 200)
   const list = res.json().data as Array<{ name: string; size_bytes: number; created_at: string; encrypted: boolean }>
   t.equal(list.length, 2, 'retention keeps two')
-  t.match(list[0], { name: /^hearth-\d{8}T\d{6}Z\.tar\.gz$/, size_bytes: Number, created_at: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, encrypted: false })
+  t.match(list[0], {
+    name: /^hearth-\d{8}T\d{6}Z\.tar\.gz$/,
+    size_bytes: Number,
+    created_at: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+    encrypted: false,
+  })
   t.ok((list[0] as { name: string }).name > (list[1] as { name: string }).name, 'newest first')
   t.equal(res.json().meta.total, 2)
   const { stdout } = await run('tar', ['-tzf', join(dir, (list[0] as { name: string }).name)])

@@ -40,7 +40,12 @@ export async function clockFindings(dataDir: string, now = Date.now()): Promise<
     const value = res?.code === 0 ? res.stdout.trim() : null
     if (value === 'yes') out.push({ check: 'clock sync', status: 'ok', message: 'synchronised (NTP)' })
     else if (value === 'no')
-      out.push({ check: 'clock sync', status: 'warn', message: 'not synchronised', fix: 'timedatectl set-ntp true (systemd-timesyncd or chrony)' })
+      out.push({
+        check: 'clock sync',
+        status: 'warn',
+        message: 'not synchronised',
+        fix: 'timedatectl set-ntp true (systemd-timesyncd or chrony)',
+      })
   }
   return out
 }

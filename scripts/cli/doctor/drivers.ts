@@ -57,7 +57,12 @@ export async function driverFindings(sources: ConfigSources, dataDir: string): P
       findings.push(
         active
           ? { check: `driver ${kind}`, status: 'ok', message: `${active.name} is used (${probes})` }
-          : { check: `driver ${kind}`, status: 'warn', message: `no supported driver: ${probes}`, fix: FIX[kind] ?? `install what the ${kind} drivers need` },
+          : {
+              check: `driver ${kind}`,
+              status: 'warn',
+              message: `no supported driver: ${probes}`,
+              fix: FIX[kind] ?? `install what the ${kind} drivers need`,
+            },
       )
     }
   } finally {

@@ -38,7 +38,12 @@ export function fileFindings(dataDir: string): Finding[] {
   }
   const env = envFilePath(dataDir)
   if (!existsSync(env))
-    out.push({ check: 'hearth.env', status: 'warn', message: `${env} does not exist yet`, fix: 'start the daemon once: it generates the secrets' })
+    out.push({
+      check: 'hearth.env',
+      status: 'warn',
+      message: `${env} does not exist yet`,
+      fix: 'start the daemon once: it generates the secrets',
+    })
   else {
     const mode = statSync(env).mode & 0o777
     out.push(
@@ -53,7 +58,12 @@ export function fileFindings(dataDir: string): Finding[] {
       accessSync(db, constants.R_OK | constants.W_OK)
       out.push({ check: 'database', status: 'ok', message: `${db} (${statSync(db).size} bytes)` })
     } catch {
-      out.push({ check: 'database', status: 'fail', message: `${db} is not readable and writable by this user`, fix: `chown <daemon user> ${db}*` })
+      out.push({
+        check: 'database',
+        status: 'fail',
+        message: `${db} is not readable and writable by this user`,
+        fix: `chown <daemon user> ${db}*`,
+      })
     }
   }
   return out

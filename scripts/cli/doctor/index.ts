@@ -20,17 +20,42 @@ export async function runDoctor(ctx: Context): Promise<Finding[]> {
   const own = daemon ? [daemon.pid] : []
   const ports: PortCheck[] = [
     { port: config.port, protos: ['tcp'], purpose: 'the API', expected: { pids: own, commands: [] }, variable: 'HEARTH_PORT' },
-    { port: proxy.httpPort, protos: ['tcp'], purpose: 'HTTP through Caddy', expected: { pids: own, commands: ['caddy'] }, variable: 'HEARTH_PROXY_HTTP_PORT' },
-    { port: proxy.httpsPort, protos: ['tcp'], purpose: 'HTTPS through Caddy', expected: { pids: own, commands: ['caddy'] }, variable: 'HEARTH_PROXY_HTTPS_PORT' },
+    {
+      port: proxy.httpPort,
+      protos: ['tcp'],
+      purpose: 'HTTP through Caddy',
+      expected: { pids: own, commands: ['caddy'] },
+      variable: 'HEARTH_PROXY_HTTP_PORT',
+    },
+    {
+      port: proxy.httpsPort,
+      protos: ['tcp'],
+      purpose: 'HTTPS through Caddy',
+      expected: { pids: own, commands: ['caddy'] },
+      variable: 'HEARTH_PROXY_HTTPS_PORT',
+    },
   ]
   if (dns.port > 0)
-    ports.unshift({ port: dns.port, protos: ['udp', 'tcp'], purpose: "Hearth's DNS server", expected: { pids: own, commands: [] }, variable: 'HEARTH_DNS_PORT' })
+    ports.unshift({
+      port: dns.port,
+      protos: ['udp', 'tcp'],
+      purpose: "Hearth's DNS server",
+      expected: { pids: own, commands: [] },
+      variable: 'HEARTH_DNS_PORT',
+    })
 
   const guarded = async (check: string, fn: () => Finding[] | Promise<Finding[]>): Promise<Finding[]> => {
     try {
       return await fn()
     } catch (err) {
-      return [{ check, status: 'fail', message: `the check itself failed: ${(err as Error).message}`, fix: 'report this with the output of `hearth doctor --json`' }]
+      return [
+        {
+          check,
+          status: 'fail',
+          message: `the check itself failed: ${(err as Error).message}`,
+          fix: 'report this with the output of `hearth doctor --json`',
+        },
+      ]
     }
   }
   return [
