@@ -1,24 +1,19 @@
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { archiveKind, BackupRefused } from '../../plugins/backups/extract.js'
 import { restoreBackup } from '../../plugins/backups/restore.js'
 import { passphraseFrom } from './backup.js'
 import { type Command, CliError, EXIT, str } from './command.js'
-import type { Context } from './context.js'
 import { knownSchemaVersions } from './known-schema.js'
+import { fdHolders } from './proc.js'
 import { createProgress } from './progress.js'
 import { statSync } from 'node:fs'
 
-/** Whether something answers /health on the configured port (a daemon started without writing its lock, another version...). */
-async function healthAnswers(ctx: Context): Promise<boolean> {
-  const host = ctx.config.host === '0.0.0.0' ? '127.0.0.1' : ctx.config.host === '::' ? '[::1]' : ctx.config.host
-  try {
-    const res = await fetch(`http://${host}:${ctx.config.port}/api/v1/health`, { signal: AbortSignal.timeout(1500) })
-    const body = (await res.json().catch(() => null)) as { data?: { version?: string } } | null
-    return typeof body?.data?.version === 'string'
-  } catch {
-    return false
-  }
+/** Processes other than this one with the database (or its WAL) open: a daemon without a lock, another tool. */
+function databaseHolders(dataDir: string): string[] {
+  const db = join(dataDir, 'hearth.db')
+  const holders = fdHolders((link) => link === db || link === `${db}-wal`).filter((h) => h.pid !== process.pid)
+  return [...new Set(holders.map((h) => `${h.command ?? '?'} (pid ${h.pid})`))]
 }
 
 export const restore: Command = {
@@ -35,7 +30,7 @@ A backup of the previous release (a bare SQLite file from \`hearth backup\`) res
 its secrets come from --secrets FILE, or the current hearth.env is kept.
 --passphrase-file F  the passphrase of an encrypted backup (else HEARTH_BACKUP_PASSPHRASE, or asked)
 --secrets F          hearth.env to use when the backup has none
-Refused (exit 3) while the daemon runs.`,
+Refused (exit 3) while the daemon runs (its lock file), or while any process has the database open.`,
   options: { 'passphrase-file': { type: 'string' }, secrets: { type: 'string' } },
   minArgs: 1,
   maxArgs: 1,
@@ -44,7 +39,8 @@ Refused (exit 3) while the daemon runs.`,
     if (!existsSync(file)) throw new CliError(`${file} does not exist`)
     const lock = ctx.daemon()
     if (lock) throw new CliError(`the daemon is running (pid ${lock.pid}); stop it first`, EXIT.DAEMON)
-    if (await healthAnswers(ctx)) throw new CliError(`a Hearth daemon answers on port ${ctx.config.port}; stop it first`, EXIT.DAEMON)
+    const holders = databaseHolders(ctx.config.dataDir)
+    if (holders.length) throw new CliError(`the database is open in ${holders.join(', ')}; stop it first`, EXIT.DAEMON)
     const secrets = str(args, 'secrets')
     const encrypted = archiveKind(file) === 'encrypted'
     const passphrase = encrypted ? await passphraseFrom(args, ctx, { wanted: true, confirm: false }) : undefined

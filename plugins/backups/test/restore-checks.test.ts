@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
 import t, { type Test } from 'tap'
-import { call, cli, quietEnv, startDaemon, tempDir } from '../../../test/cli-process.js'
+import { execFile } from 'node:child_process'
+import { CLI, call, cli, quietEnv, startDaemon, tempDir } from '../../../test/cli-process.js'
 import { sourcePath } from '../../../test/paths.js'
 
 const fixture = (name: string) => sourcePath(import.meta.url, `fixtures/${name}`)
@@ -25,6 +26,14 @@ t.test('an encrypted backup restores with its passphrase only; a damaged one is 
   t.equal(readFileSync(archive).subarray(0, 8).toString(), 'HEARTHBK', 'the archive is encrypted')
   t.notOk(readFileSync(archive).includes(Buffer.from('HEARTH_SYSTEM_TOKEN')), 'no secret in clear')
   t.equal((await cli(['restore', archive], env)).code, 2, 'no passphrase and no terminal: usage error')
+
+  // No daemon lock, but a process (this test) has the database open: refused, naming it.
+  const holder = new Database(join(env.HEARTH_DATA_DIR as string, 'hearth.db'))
+  holder.prepare('SELECT 1').get()
+  const busy = await cli(['restore', archive, '--passphrase-file', pass], env)
+  holder.close()
+  t.equal(busy.code, 3, 'refused while another process has the database open')
+  t.match(busy.stderr, new RegExp(`the database is open in node \\(pid ${process.pid}\\)`))
 
   writeFileSync(join(root, 'wrong'), 'wrong horse\n')
   const wrong = await cli(['restore', archive, '--passphrase-file', join(root, 'wrong')], env)
@@ -158,4 +167,22 @@ t.test("the previous release's backup (commit 4dd342a) restores and migrates for
   const records = db.prepare("SELECT MAX(version) AS v FROM schema_migrations WHERE plugin = 'records'").get() as { v: number }
   db.close()
   t.ok(records.v > 1, `records migrated forward from 1 to ${records.v}`)
+})
+
+t.test('on a terminal the progress is a bar redrawn in place', async (t) => {
+  const root = tempDir(t)
+  const env = await withOwner(t, root)
+  const archive = join(root, 'tty.tar.gz')
+  // script(1) gives the CLI a pseudo-terminal, as an operator's shell would.
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(
+      'script',
+      ['-qec', `${process.execPath} ${CLI} backup ${archive}`, '/dev/null'],
+      { env: { ...process.env, ...env, COLUMNS: '100' } },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    ),
+  )
+  t.match(out, /\rdatabase \[#+\.*\] +\d+%/, 'a bar of # redrawn with a carriage return')
+  t.match(out, /\rarchive: done/)
+  t.match(out, /backed up to /)
 })

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
+import { fdHolders } from '../proc.js'
 import type { Finding } from './finding.js'
 
 export interface PortHolder {
@@ -37,35 +38,13 @@ function sockets(procRoot = '/proc'): Socket[] {
   return out
 }
 
-/** Which process holds each socket inode (readable for root, or for one's own processes). */
-function owners(inodes: Set<string>, procRoot = '/proc'): Map<string, PortHolder> {
+/** Which process holds each socket inode. */
+function owners(inodes: Set<string>): Map<string, PortHolder> {
   const found = new Map<string, PortHolder>()
   if (!inodes.size) return found
-  for (const pid of readdirSync(procRoot).filter((n) => /^\d+$/.test(n))) {
-    let fds: string[]
-    try {
-      fds = readdirSync(`${procRoot}/${pid}/fd`)
-    } catch {
-      continue
-    }
-    for (const fd of fds) {
-      let link: string
-      try {
-        link = readlinkSync(`${procRoot}/${pid}/fd/${fd}`)
-      } catch {
-        continue
-      }
-      const m = /^socket:\[(\d+)\]$/.exec(link)
-      if (!m || !inodes.has(m[1] as string) || found.has(m[1] as string)) continue
-      let command: string | null = null
-      try {
-        command = readFileSync(`${procRoot}/${pid}/comm`, 'utf8').trim()
-      } catch {
-        // gone meanwhile
-      }
-      found.set(m[1] as string, { pid: Number(pid), command })
-    }
-    if (found.size === inodes.size) break
+  for (const h of fdHolders((link) => link.startsWith('socket:[') && inodes.has(link.slice(8, -1)))) {
+    const inode = h.link.slice(8, -1)
+    if (!found.has(inode)) found.set(inode, { pid: h.pid, command: h.command })
   }
   return found
 }
