@@ -1,13 +1,16 @@
 import {
   chmodSync,
+  chownSync,
   copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  lchownSync,
   readdirSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
@@ -39,6 +42,15 @@ export interface RestoreResult {
   aside: string | null
   /** Where hearth.env came from. */
   secrets: 'archive' | 'given' | 'kept' | 'none'
+}
+
+function chownTree(dir: string, uid: number, gid: number): void {
+  chownSync(dir, uid, gid)
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) chownTree(path, uid, gid)
+    else lchownSync(path, uid, gid)
+  }
 }
 
 const stamp = (d: Date) =>
@@ -73,21 +85,23 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreResult
     }
     if (existsSync(join(staging, ENV_ENTRY))) chmodSync(join(staging, ENV_ENTRY), 0o600)
 
-    let aside: string | null = null
-    if (existsSync(dataDir)) {
-      // What the archive does not hold (Caddy's state, files...) comes along, copied: the old folder stays whole.
+    const owner = existsSync(dataDir) ? statSync(dataDir) : null
+    const aside = owner ? `${dataDir}${ASIDE_INFIX}${stamp((opts.now ?? (() => new Date()))())}` : null
+    // What the archive does not hold (Caddy's state, files...) comes along, copied: the old folder stays whole.
+    if (owner)
       for (const name of readdirSync(dataDir)) {
         if (!REPLACED.has(name)) cpSync(join(dataDir, name), join(staging, name), { recursive: true, preserveTimestamps: true })
       }
-      aside = `${dataDir}${ASIDE_INFIX}${stamp((opts.now ?? (() => new Date()))())}`
-      renameSync(dataDir, aside)
-    }
     writeFileSync(
       join(staging, RESTORE_MARKER),
       `${JSON.stringify({ file: opts.file, restored_at: new Date().toISOString(), previous: aside, schema }, null, 2)}\n`,
       { mode: 0o600 },
     )
     chmodSync(staging, 0o700)
+    // Run as root (the parent of /var/lib/hearth is root's), the restored files must stay the daemon user's.
+    if (owner && process.getuid?.() === 0 && owner.uid !== 0) chownTree(staging, owner.uid, owner.gid)
+    // Nothing has touched the data folder until here: every check and copy failed safe.
+    if (aside) renameSync(dataDir, aside)
     try {
       renameSync(staging, dataDir)
     } catch (err) {

@@ -1,4 +1,4 @@
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chownSync, copyFileSync, readdirSync, statSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
@@ -186,3 +186,21 @@ t.test('on a terminal the progress is a bar redrawn in place', async (t) => {
   t.match(out, /\rarchive: done/)
   t.match(out, /backed up to /)
 })
+
+t.test(
+  "restore run as root keeps the files the daemon user's",
+  { skip: process.getuid?.() !== 0 ? 'needs root to change owners' : false },
+  async (t) => {
+    const root = tempDir(t)
+    const env = await withOwner(t, root)
+    const dataDir = env.HEARTH_DATA_DIR as string
+    const archive = join(root, 'owned.tar.gz')
+    t.equal((await cli(['backup', archive], env)).code, 0)
+    // The data folder belongs to the daemon's user (nobody here), as /var/lib/hearth belongs to hearth.
+    for (const p of [dataDir, ...readdirSync(dataDir).map((n) => join(dataDir, n))]) chownSync(p, 65534, 65534)
+    const r = await cli(['restore', archive], env)
+    t.equal(r.code, 0, r.stderr)
+    for (const name of ['.', 'hearth.db', 'hearth.env', 'restored-from.json'])
+      t.equal(statSync(join(dataDir, name)).uid, 65534, `${name} belongs to the daemon's user`)
+  },
+)
