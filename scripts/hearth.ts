@@ -15,6 +15,7 @@ import { doctor } from './cli/doctor/index.js'
 import { keys } from './cli/keys.js'
 import { mcp } from './cli/mcp.js'
 import { migrate } from './cli/migrate.js'
+import { closePrompts } from './cli/prompt.js'
 import { restore } from './cli/restore.js'
 import { setup } from './cli/setup.js'
 import { users } from './cli/users.js'
@@ -102,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`hearth: ${(err as Error).stack ?? err}\n`)
     return EXIT.FAILURE
+  } finally {
+    closePrompts()
   }
 }
 
