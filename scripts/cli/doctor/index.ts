@@ -19,7 +19,13 @@ export async function runDoctor(ctx: Context): Promise<Finding[]> {
   const daemon = ctx.daemon()
   const own = daemon ? [daemon.pid] : []
   const ports: PortCheck[] = [
-    { port: daemon?.port ?? config.port, protos: ['tcp'], purpose: 'the API', expected: { pids: own, commands: [] }, variable: 'HEARTH_PORT' },
+    {
+      port: daemon?.port ?? config.port,
+      protos: ['tcp'],
+      purpose: 'the API',
+      expected: { pids: own, commands: [] },
+      variable: 'HEARTH_PORT',
+    },
     {
       port: proxy.httpPort,
       protos: ['tcp'],
