@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { addUser, auth, build, owner } from '../../../test/helper.js'
-import { tempDir } from '../../../test/cli-process.js'
+import { cli, quietEnv, tempDir } from '../../../test/cli-process.js'
 
 const run = promisify(execFile)
 
@@ -53,4 +53,28 @@ t.test('no schedule: nothing is written, the listing is empty', async (t) => {
   const o = await owner(app)
   const res = await app.inject({ method: 'GET', url: '/api/v1/admin/backups', headers: auth(o.token) })
   t.same(res.json().data, [])
+})
+
+t.test('HEARTH_BACKUP_PASSPHRASE encrypts scheduled backups, and hearth restore opens them with it', async (t) => {
+  const root = tempDir(t)
+  const dir = join(root, 'enc')
+  const app = await build(t, {
+    env: { HEARTH_BACKUP_CRON: '* * * * * *', HEARTH_BACKUP_DIR: dir, HEARTH_BACKUP_PASSPHRASE: 'scheduled secret' },
+  })
+  const o = await owner(app)
+  // A backup that started a whole second after the owner was created holds the owner.
+  const after = new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, 'Z')
+  let list: Array<{ name: string; encrypted: boolean; created_at: string }> = []
+  for (let i = 0; i < 150 && !list.some((b) => b.created_at > after); i++) {
+    await new Promise((r) => setTimeout(r, 200))
+    list = (await app.inject({ method: 'GET', url: '/api/v1/admin/backups', headers: auth(o.token) })).json().data
+  }
+  t.match(list[0], { name: /^hearth-\d{8}T\d{6}Z\.tar\.gz\.enc$/, encrypted: true })
+  const target = quietEnv(join(root, 'restored'))
+  const restored = await cli(['restore', join(dir, (list[0] as { name: string }).name)], {
+    ...target,
+    HEARTH_BACKUP_PASSPHRASE: 'scheduled secret',
+  })
+  t.equal(restored.code, 0, restored.stderr)
+  t.match((await cli(['users', 'list'], target)).stdout, /owner@example\.test\towner/)
 })
