@@ -17,4 +17,5 @@ export const defaults: Record<string, string> = {
   HEARTH_RATE_LIMIT: '6000',
   HEARTH_LOGIN_FAIL_LIMIT: '10',
   HEARTH_MAILER_URL: '',
+  HEARTH_RESTORE_KEEP: '1',
 }

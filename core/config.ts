@@ -32,6 +32,8 @@ export const CoreConfig = Type.Object({
   /** Failed logins per client and per account in the window. */
   loginFailLimit: env('HEARTH_LOGIN_FAIL_LIMIT', Type.Integer({ minimum: 1 })),
   mailerUrl: env('HEARTH_MAILER_URL', Type.String()),
+  /** Data folders `hearth restore` set aside to keep once the restored daemon has started. */
+  restoreKeep: env('HEARTH_RESTORE_KEEP', Type.Integer({ minimum: 0, maximum: 100 })),
 })
 export type CoreConfig = Static<typeof CoreConfig>
 

@@ -1,5 +1,6 @@
 import { buildApp } from './app.js'
 import { ConfigError } from './config.js'
+import { pruneRestoredAside, removeDaemonLock, writeDaemonLock } from './daemon-state.js'
 
 /** Process entry: build, listen, and drain on SIGTERM/SIGINT (in-flight requests finish, database closed). */
 async function main(): Promise<void> {
@@ -22,6 +23,19 @@ async function main(): Promise<void> {
     await app.close()
     process.exit(1)
   }
+  const { dataDir, restoreKeep } = app.hearth.config
+  // The CLI reads this to reach the API instead of the database, and restore refuses while it exists.
+  const address = app.server.address()
+  writeDaemonLock(dataDir, {
+    pid: process.pid,
+    port: typeof address === 'object' && address ? address.port : port,
+    host,
+    version: app.hearth.version,
+    started_at: new Date().toISOString(),
+  })
+  process.on('exit', () => removeDaemonLock(dataDir))
+  // Started on a restored data folder: the previous ones kept aside for a roll-back can go now.
+  for (const dir of pruneRestoredAside(dataDir, restoreKeep)) app.log.info({ dir }, 'removed the data folder kept aside by restore')
 
   let closing = false
   const shutdown = (signal: string) => {

@@ -1,75 +1,110 @@
 #!/usr/bin/env node
 /**
- * The admin CLI. Works on the data folder directly (HEARTH_DATA_DIR), beside
- * a running daemon: SQLite's WAL and busy timeout let both write.
- *
- *   hearth users reset-token EMAIL   print a one-hour password-reset token
- *   hearth users list                list users
- *   hearth backup FILE               online backup of the database
- *   hearth migrate                   apply the core migrations (plugins migrate when the daemon starts)
- *   hearth mcp                       MCP over stdio, bridged to the daemon (HEARTH_API_KEY, HEARTH_URL; docs/agents.md)
+ * The admin CLI: a dispatcher over one module per command (scripts/cli/<command>.ts).
+ * `hearth --help`, `hearth COMMAND --help` and `hearth COMMAND SUBCOMMAND --help` describe
+ * each; exit codes are in scripts/cli/command.ts (EXIT) and docs/operations.md.
  */
-import { resolve } from 'node:path'
-import { createAuthService } from '../core/auth/service.js'
-import { createTokens } from '../core/auth/tokens.js'
-import { createUsers } from '../core/auth/users.js'
-import { collectSources, loadCoreConfig } from '../core/config.js'
-import { migrate, readMigrations } from '../core/db/migrate.js'
-import { backupDatabase, databasePath, openDatabase } from '../core/db/sqlite.js'
-import { createEventBus } from '../core/events.js'
-import { createLimiter } from '../core/rate-limit.js'
-import { ensureSecrets } from '../core/secrets.js'
+import { parseArgs } from 'node:util'
+import { ConfigError } from '../core/config.js'
+import { HttpError } from '../core/errors.js'
+import { backup } from './cli/backup.js'
+import { type Command, CliError, EXIT, helpText, UsageError } from './cli/command.js'
+import { config } from './cli/config.js'
+import { createContext } from './cli/context.js'
+import { doctor } from './cli/doctor/index.js'
+import { keys } from './cli/keys.js'
+import { mcp } from './cli/mcp.js'
+import { migrate } from './cli/migrate.js'
+import { closePrompts } from './cli/prompt.js'
+import { restore } from './cli/restore.js'
+import { setup } from './cli/setup.js'
+import { users } from './cli/users.js'
+import { VERSION } from './cli/version.js'
 
-const USAGE = 'usage: hearth users reset-token EMAIL | hearth users list | hearth backup FILE | hearth migrate | hearth mcp'
+const root: Command = {
+  name: 'hearth',
+  summary: 'Administer a Hearth installation (the data folder is HEARTH_DATA_DIR).',
+  usage: 'hearth COMMAND [SUBCOMMAND] [OPTIONS]',
+  subcommands: [setup, users, keys, backup, restore, doctor, config, migrate, mcp],
+  help: `While the daemon runs (it writes <data>/hearth.pid), commands that change data go through
+its API with the system token; otherwise they work on the database directly.
+
+exit codes:
+  0   success
+  1   failure (the operation failed; doctor found a failing check)
+  2   usage error (unknown command or option, missing argument)
+  3   the daemon's state forbids it (restore while it runs; the running daemon does not answer)
+  4   backup refused (damaged, wrong passphrase, schema newer than this Hearth)
+  78  invalid configuration`,
+}
+
+const HELP = new Set(['--help', '-h', 'help'])
+
+async function dispatch(argv: string[]): Promise<number> {
+  let cmd = root
+  let rest = argv
+  if (rest[0] === '--version') {
+    process.stdout.write(`${VERSION}\n`)
+    return EXIT.OK
+  }
+  // Walk down command → subcommand while the next word names one.
+  while (cmd.subcommands) {
+    const word = rest[0]
+    if (word === undefined || HELP.has(word)) {
+      const out = word === undefined ? process.stderr : process.stdout
+      out.write(helpText(cmd))
+      return word === undefined ? EXIT.USAGE : EXIT.OK
+    }
+    const next = cmd.subcommands.find((c) => c.name === word)
+    if (!next)
+      throw new UsageError(`unknown ${cmd === root ? 'command' : `${cmd.name} subcommand`} ${JSON.stringify(word)}\nusage: ${cmd.usage}`)
+    cmd = next
+    rest = rest.slice(1)
+  }
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...cmd.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nusage: ${cmd.usage}`)
+  }
+  if (parsed.values.help) {
+    process.stdout.write(helpText(cmd))
+    return EXIT.OK
+  }
+  const n = parsed.positionals.length
+  if (n < (cmd.minArgs ?? 0) || n > (cmd.maxArgs ?? Infinity)) throw new UsageError(`usage: ${cmd.usage}`)
+  return (cmd.run as NonNullable<Command['run']>)(parsed as never, createContext())
+}
 
 async function main(argv: string[]): Promise<number> {
-  // A client of the daemon's HTTP API, possibly on another machine: no config, no data folder.
-  if (argv[0] === 'mcp') {
-    const { runMcpStdio } = await import('../plugins/mcp/stdio.js')
-    return runMcpStdio({ env: process.env, input: process.stdin, output: process.stdout, errors: process.stderr })
-  }
-  const config = loadCoreConfig(ensureSecrets(collectSources(process.env)))
-  const db = openDatabase(databasePath(config.dataDir))
   try {
-    migrate(db, 'core', readMigrations(new URL('../core/auth/migrations/', import.meta.url)))
-    const users = createUsers(db, config.tier)
-    const [cmd, sub, arg] = argv
-    if (cmd === 'users' && sub === 'reset-token' && arg) {
-      const silent = { info() {}, warn() {}, error() {} } as never
-      const service = createAuthService({
-        db,
-        users,
-        tokens: createTokens(db, config.jwtSecret),
-        log: silent,
-        events: createEventBus(() => {}),
-        loginFailures: createLimiter({ max: 1, windowMs: 1 }),
-        deliverReset: async () => false,
-      })
-      const reset = service.createResetToken(arg)
-      if (!reset) {
-        console.error(`hearth: no active user with email ${arg}`)
-        return 1
-      }
-      console.log(`${reset.token}\n(valid until ${reset.expires_at}; POST /api/v1/auth/reset-password { token, new_password })`)
-      return 0
+    return await dispatch(argv)
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`hearth: ${err.message}\n`)
+      return EXIT.USAGE
     }
-    if (cmd === 'users' && sub === 'list') {
-      for (const u of users.list()) console.log([u.id, u.email, u.role, users.tierOf(u), u.disabled ? 'disabled' : 'active'].join('\t'))
-      return 0
+    if (err instanceof CliError) {
+      process.stderr.write(`hearth: ${err.message}\n`)
+      return err.code
     }
-    if (cmd === 'backup' && sub) {
-      const { pages } = await backupDatabase(db, resolve(sub))
-      console.log(`backed up ${pages} pages to ${resolve(sub)}`)
-      return 0
+    if (err instanceof ConfigError) {
+      for (const problem of err.problems) process.stderr.write(`hearth: configuration error: ${problem}\n`)
+      return EXIT.CONFIG
     }
-    if (cmd === 'migrate') {
-      console.log('core schema is up to date')
-      return 0
+    if (err instanceof HttpError) {
+      process.stderr.write(`hearth: ${err.code}: ${err.message}\n`)
+      return EXIT.FAILURE
     }
-    console.error(USAGE)
-    return 2
+    process.stderr.write(`hearth: ${(err as Error).stack ?? err}\n`)
+    return EXIT.FAILURE
   } finally {
-    db.close()
+    closePrompts()
   }
 }
 

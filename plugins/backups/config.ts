@@ -1,0 +1,16 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+
+const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
+
+/** decisions.md "Operations": scheduled backups with retention. */
+export const BackupsConfig = Type.Object({
+  /** Cron expression of scheduled backups (e.g. `30 3 * * *`); empty: none. */
+  cron: env('HEARTH_BACKUP_CRON', Type.String({ default: '' })),
+  /** Where scheduled backups go; empty: `<data>/backups`. */
+  dir: env('HEARTH_BACKUP_DIR', Type.String({ default: '' })),
+  /** Scheduled backups kept; older ones are deleted after each new one. */
+  keep: env('HEARTH_BACKUP_KEEP', Type.Integer({ minimum: 1, maximum: 1000, default: 7 })),
+  /** Encrypts scheduled backups with this passphrase (scrypt + AES-256-GCM); empty: not encrypted. */
+  passphrase: env('HEARTH_BACKUP_PASSPHRASE', Type.String({ default: '' })),
+})
+export type BackupsConfig = Static<typeof BackupsConfig>

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { VERSION } from './version.js'
+import { envFilePath } from '../../core/config.js'
+import { createBackup } from '../../plugins/backups/archive.js'
+import { type Command, CliError, EXIT, type Parsed, str } from './command.js'
+import type { Context } from './context.js'
+import { createProgress } from './progress.js'
+import { ask, interactive } from './prompt.js'
+
+/** The passphrase from --passphrase-file, HEARTH_BACKUP_PASSPHRASE, or the terminal; undefined when none is wanted. */
+export async function passphraseFrom(args: Parsed, ctx: Context, opts: { wanted: boolean; confirm: boolean }): Promise<string | undefined> {
+  const file = str(args, 'passphrase-file')
+  if (file) {
+    const first = readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? ''
+    if (!first) throw new CliError(`${file} holds no passphrase on its first line`, EXIT.USAGE)
+    return first
+  }
+  if (!opts.wanted) return undefined
+  if (ctx.env.HEARTH_BACKUP_PASSPHRASE) return ctx.env.HEARTH_BACKUP_PASSPHRASE
+  if (!interactive()) throw new CliError('a passphrase is needed: --passphrase-file FILE or HEARTH_BACKUP_PASSPHRASE', EXIT.USAGE)
+  const first = await ask('Passphrase: ', true)
+  if (!first) throw new CliError('an empty passphrase', EXIT.USAGE)
+  if (opts.confirm && (await ask('Passphrase again: ', true)) !== first) throw new CliError('the passphrases differ', EXIT.USAGE)
+  return first
+}
+
+export const backup: Command = {
+  name: 'backup',
+  summary: 'Write one archive with the database, hearth.env and a manifest',
+  usage: 'hearth backup FILE [--encrypt] [--passphrase-file FILE]',
+  help: `FILE gets a gzip'd tar: manifest.json (Hearth version, schema version of each plugin,
+SHA-256 of each file), hearth.db (SQLite's online backup: consistent while the daemon writes)
+and hearth.env (the secrets: keep the archive private; it is written with mode 0600).
+--encrypt            encrypt with a passphrase (scrypt + AES-256-GCM), asked on a terminal
+                     or read from HEARTH_BACKUP_PASSPHRASE
+--passphrase-file F  encrypt with the first line of F
+Safe while the daemon runs: it only reads the database.`,
+  options: { encrypt: { type: 'boolean' }, 'passphrase-file': { type: 'string' } },
+  minArgs: 1,
+  maxArgs: 1,
+  async run(args, ctx) {
+    const destination = resolve(args.positionals[0] as string)
+    const passphrase = await passphraseFrom(args, ctx, { wanted: Boolean(args.values.encrypt), confirm: true })
+    const config = ctx.ensureConfig()
+    const db = ctx.openDb()
+    const bars = { database: createProgress('database', { unit: 'pages' }), archive: createProgress('archive') }
+    try {
+      const { manifest, bytes } = await createBackup({
+        db,
+        envFile: envFilePath(config.dataDir),
+        destination,
+        version: VERSION,
+        passphrase,
+        onProgress: (p) => {
+          if (p.phase === 'archive') bars.database.done()
+          bars[p.phase].update(p.done, p.total)
+        },
+      })
+      bars.database.done()
+      bars.archive.done()
+      const schema = Object.entries(manifest.schema)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')
+      ctx.out(`backed up to ${destination} (${bytes} bytes${passphrase ? ', encrypted' : ''}; schema: ${schema})`)
+      return EXIT.OK
+    } finally {
+      db.close()
+    }
+  },
+}

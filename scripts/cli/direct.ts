@@ -1,0 +1,48 @@
+import { createApiKeys } from '../../core/auth/api-keys.js'
+import { createAuthService } from '../../core/auth/service.js'
+import { createTokens } from '../../core/auth/tokens.js'
+import { createUsers, type PublicUser, type UserRow, type Users } from '../../core/auth/users.js'
+import type { CoreConfig } from '../../core/config.js'
+import type { Db } from '../../core/db/sqlite.js'
+import { createEventBus } from '../../core/events.js'
+import { createLimiter } from '../../core/rate-limit.js'
+import { CliError, type Parsed } from './command.js'
+import type { Api, Context } from './context.js'
+
+/** The core's own services over a connection of the CLI: the same rules the API applies, with the daemon stopped. */
+export function coreServices(db: Db, config: CoreConfig) {
+  const users = createUsers(db, config.tier)
+  const tokens = createTokens(db, config.jwtSecret)
+  const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never
+  const auth = createAuthService({
+    db,
+    users,
+    tokens,
+    log: silent,
+    events: createEventBus(() => {}),
+    loginFailures: createLimiter({ max: 1, windowMs: 1 }),
+    deliverReset: async () => false,
+  })
+  return { users, tokens, auth, apiKeys: createApiKeys(db) }
+}
+
+/** A user named by id or email. */
+export function findUser(users: Users, who: string): UserRow {
+  const user = users.get(who) ?? users.byEmail(who)
+  if (!user) throw new CliError(`no user ${who}`)
+  return user
+}
+
+/** A user named by id or email, through the running daemon's API. */
+export async function apiUser(api: Api, who: string): Promise<PublicUser> {
+  const list = await api.call<PublicUser[]>('GET', '/admin/users')
+  const user = list.find((u) => u.id === who || u.email.toLowerCase() === who.toLowerCase())
+  if (!user) throw new CliError(`no user ${who}`)
+  return user
+}
+
+/** A listing as JSON (--json) or one tab-separated line per item. */
+export function printList<T>(ctx: Context, args: Parsed, items: T[], row: (item: T) => string): void {
+  if (args.values.json) ctx.out(JSON.stringify(items, null, 2))
+  else for (const item of items) ctx.out(row(item))
+}

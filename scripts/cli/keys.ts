@@ -1,0 +1,116 @@
+import { publicKey } from '../../core/auth/api-keys.js'
+import { type Command, CliError, EXIT, str } from './command.js'
+import type { Context } from './context.js'
+import { apiUser, coreServices, findUser, printList } from './direct.js'
+
+type Key = ReturnType<typeof publicKey> & { key?: string }
+const SCOPES = ['agent', 'system', 'sync'] as const
+type Scope = (typeof SCOPES)[number]
+
+const row = (k: Key) => [k.id, k.key_prefix, k.scope, k.user_id, k.label ?? '', k.revoked_at ? 'revoked' : 'active'].join('\t')
+
+function scopeOf(value: string | undefined): Scope | undefined {
+  if (value === undefined) return undefined
+  if (!(SCOPES as readonly string[]).includes(value)) throw new CliError(`--scope must be one of ${SCOPES.join(', ')}`, EXIT.USAGE)
+  return value as Scope
+}
+
+async function userId(ctx: Context, who: string | undefined): Promise<string | undefined> {
+  if (!who) return undefined
+  if (ctx.daemon()) return (await apiUser(await ctx.api(), who)).id
+  const db = ctx.openDb()
+  try {
+    return findUser(coreServices(db, ctx.ensureConfig()).users, who).id
+  } finally {
+    db.close()
+  }
+}
+
+/** Runs `direct` on the CLI's own connection when the daemon is stopped. */
+function withDb<T>(ctx: Context, direct: (s: ReturnType<typeof coreServices>) => T): T {
+  const db = ctx.openDb()
+  try {
+    return direct(coreServices(db, ctx.ensureConfig()))
+  } finally {
+    db.close()
+  }
+}
+
+const create: Command = {
+  name: 'create',
+  summary: 'Create an API key and print it (shown this once)',
+  usage: 'hearth keys create --user USER [--scope agent|system|sync] [--label TEXT] [--json]',
+  help: `--user   email or id of the key's owner (default: the first owner)
+--scope  agent (default): records only, as its owner; system: every route, may act for users; sync: records
+--label  a name to recognise the key by
+The key is printed on the first line; Hearth keeps only its SHA-256.`,
+  options: { user: { type: 'string' }, scope: { type: 'string' }, label: { type: 'string' }, json: { type: 'boolean' } },
+  async run(args, ctx) {
+    const scope = scopeOf(str(args, 'scope')) ?? 'agent'
+    const label = str(args, 'label') ?? null
+    let key: Key
+    if (ctx.daemon()) {
+      const uid = await userId(ctx, str(args, 'user'))
+      key = await (
+        await ctx.api()
+      ).call<Key>('POST', '/admin/api-keys', { scope, ...(label ? { label } : {}), ...(uid ? { user_id: uid } : {}) })
+    } else {
+      key = withDb(ctx, (s) => {
+        const who = str(args, 'user')
+        const owner = who ? findUser(s.users, who) : s.users.list().find((u) => u.role === 'owner' && !u.disabled)
+        if (!owner) throw new CliError('no user to own the key: run `hearth setup` first, or give --user')
+        const created = s.apiKeys.create(owner.id, scope, label)
+        return { ...publicKey(created.row), key: created.key }
+      })
+    }
+    if (args.values.json) ctx.out(JSON.stringify(key, null, 2))
+    else ctx.out(`${key.key}\n${row(key)}`)
+    return EXIT.OK
+  },
+}
+
+const list: Command = {
+  name: 'list',
+  summary: 'List active API keys (id, prefix, scope, user id, label, state)',
+  usage: 'hearth keys list [--user USER] [--scope SCOPE] [--json]',
+  options: { user: { type: 'string' }, scope: { type: 'string' }, json: { type: 'boolean' } },
+  async run(args, ctx) {
+    const scope = scopeOf(str(args, 'scope'))
+    const uid = await userId(ctx, str(args, 'user'))
+    let keys: Key[]
+    if (ctx.daemon()) {
+      const q = new URLSearchParams({ ...(uid ? { user_id: uid } : {}), ...(scope ? { scope } : {}) }).toString()
+      keys = await (await ctx.api()).call<Key[]>('GET', `/admin/api-keys${q ? `?${q}` : ''}`)
+    } else keys = withDb(ctx, (s) => s.apiKeys.list({ userId: uid, scope }).map(publicKey))
+    printList(ctx, args, keys, row)
+    return EXIT.OK
+  },
+}
+
+const revoke: Command = {
+  name: 'revoke',
+  summary: 'Revoke an API key by id',
+  usage: 'hearth keys revoke ID',
+  help: 'While the daemon runs, live connections made with the key close at once.',
+  minArgs: 1,
+  maxArgs: 1,
+  async run(args, ctx) {
+    const id = args.positionals[0] as string
+    let key: Key
+    if (ctx.daemon()) key = await (await ctx.api()).call<Key>('DELETE', `/admin/api-keys/${encodeURIComponent(id)}`)
+    else
+      key = withDb(ctx, (s) => {
+        if (!s.apiKeys.revoke(id)) throw new CliError(`no active API key ${id}`)
+        return publicKey(s.apiKeys.get(id) as NonNullable<ReturnType<typeof s.apiKeys.get>>)
+      })
+    ctx.out(row(key))
+    return EXIT.OK
+  },
+}
+
+export const keys: Command = {
+  name: 'keys',
+  summary: 'Create, list and revoke API keys',
+  usage: 'hearth keys SUBCOMMAND',
+  subcommands: [create, list, revoke],
+}

@@ -1,0 +1,110 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { TestContext } from './helper.js'
+
+/** The built CLI and daemon entries (dist/). */
+export const CLI = new URL('../scripts/hearth.js', import.meta.url).pathname
+export const DAEMON = new URL('../core/main.js', import.meta.url).pathname
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Settings every spawned process gets: no DNS server, never the machine's Caddy, quiet logs. */
+export const quietEnv = (dataDir: string): Record<string, string> => ({
+  HEARTH_DATA_DIR: dataDir,
+  HEARTH_DNS_PORT: '0',
+  HEARTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+  HEARTH_LOG_LEVEL: 'warn',
+  HEARTH_PLUGINS_DIR: '',
+  HEARTH_HOST: '127.0.0.1',
+})
+
+/** Runs `hearth ARGS` as a real process; never throws on a non-zero exit. */
+export function cli(args: string[], env: Record<string, string>, opts: { input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    )
+    if (opts.input !== undefined) child.stdin?.end(opts.input)
+  })
+}
+
+export function tempDir(t: TestContext, prefix = 'hearth-cli-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Daemon {
+  pid: number
+  base: string
+  /** SIGTERM, then waits for the exit (the daemon checkpoints and removes its lock). */
+  stop(): Promise<void>
+  child: ChildProcess
+}
+
+/** Spawns the daemon (node dist/core/main.js) on `dataDir` and waits for its lock file; killed by PID in teardown. */
+export async function startDaemon(t: TestContext, dataDir: string, env: Record<string, string> = {}): Promise<Daemon> {
+  const child = spawn(process.execPath, [DAEMON], {
+    env: { ...process.env, ...quietEnv(dataDir), HEARTH_PORT: '0', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.on('data', (c) => (stderr = (stderr + c).slice(-8000)))
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    await exited
+  }
+  t.teardown(stop)
+  const lockFile = join(dataDir, 'hearth.pid')
+  for (let i = 0; i < 300; i++) {
+    if (existsSync(lockFile)) {
+      const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number; port: number }
+      if (lock.pid === child.pid) return { pid: lock.pid, base: `http://127.0.0.1:${lock.port}/api/v1`, stop, child }
+    }
+    if (child.exitCode !== null) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  await stop()
+  throw new Error(`the daemon did not start: ${stderr}`)
+}
+
+/** One JSON call to a spawned daemon. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; json: { data?: unknown; error?: { code: string } } & Record<string, unknown> }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: res.status, json: (await res.json().catch(() => ({}))) as never }
+}
