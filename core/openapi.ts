@@ -33,7 +33,10 @@ Every non-public operation takes \`Authorization: Bearer <token>\`, one of three
 Every note, contact and event carries \`etag\` (single answers also send the \`ETag\` header); every write changes it. Send it back in \`If-Match\` on PATCH, PATCH /custom, archive/unarchive, DELETE and restore: a record changed since answers 412 PRECONDITION_FAILED.
 
 ## CalDAV and CardDAV
-Not served by this version: the calendar and address book are reached through the JSON operations below and their iCalendar and vCard export and import.`
+Served under \`/dav/\` on this port (not JSON routes, so not listed below): WebDAV methods (PROPFIND, REPORT, MKCALENDAR, GET, PUT, DELETE...) over the same notes, contacts and events. \`/.well-known/caldav\` and \`/.well-known/carddav\` redirect to \`/dav/\`, which answers \`current-user-principal\`. Clients sign in with HTTP Basic: the user's email and an API key of scope \`dav\` (a dav key reaches nothing else). One address book (the contacts), one calendar per \`calendar_name\`; ETags are the records' \`etag\`.
+
+## MCP
+Agents speak the Model Context Protocol at \`POST /api/v1/mcp\` (streamable HTTP, stateless JSON-RPC; a Bearer token, agent keys intended; a browser \`Origin\` must be the appliance's own). Each tool runs the REST operation it stands for. Listed below as an operation; its tools are in docs/agents.md.`
 
 const SECURITY_SCHEMES = {
   userToken: {
