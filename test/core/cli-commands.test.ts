@@ -103,9 +103,9 @@ t.test('with the daemon stopped: setup, users, keys, config and migrate work on 
   t.match(byName.get('HEARTH_BACKUP_CRON'), { source: 'default', owner: 'backups' }, "plugins' settings are listed with their plugin")
 
   t.equal((await cli(['migrate'], env)).code, 0)
-  const mcp = await cli(['mcp'], env)
-  t.equal(mcp.code, 1)
-  t.match(mcp.stderr, /needs the mcp plugin/)
+  const mcp = await cli(['mcp'], { ...env, HEARTH_API_KEY: '' })
+  t.equal(mcp.code, 2, 'hearth mcp without a key is a usage error')
+  t.match(mcp.stderr, /set HEARTH_API_KEY/)
 })
 
 t.test('with the daemon running: the CLI goes through its API and restore is refused', async (t) => {
