@@ -16,7 +16,9 @@ interface Settable {
   check(value: string): string | null
 }
 
-const text = (max: number, nonEmpty: boolean) => (v: string) => (v.length > max || (nonEmpty && !v.trim()) ? null : v)
+/** What XML 1.0 cannot carry (a character reference can still name it): control characters, lone surrogates. */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|\p{Cs}/u
+const text = (max: number, nonEmpty: boolean) => (v: string) => (v.length > max || (nonEmpty && !v.trim()) || NOT_XML.test(v) ? null : v)
 const COLOR = /^#[0-9A-Fa-f]{6}(?:[0-9A-Fa-f]{2})?$/
 const ORDER = /^[+-]?[0-9]{1,9}$/
 

@@ -106,7 +106,7 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
       case 'MKCALENDAR':
       case 'MKCOL': {
         // A body (calendar properties) must be XML: anything else is an unknown format (RFC 4918 9.3).
-        let root: XmlNode | null = null
+        let root: XmlNode | undefined
         if (body.trim()) {
           try {
             root = parseXml(body)
@@ -122,8 +122,7 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
         if (name.length > 200) throw new HttpError('VALIDATION_ERROR', 'calendar name too long', { field: 'name', constraint: 'maxLength' })
         // The body's DAV:set properties are set with the creation or nothing is created (RFC 4791 5.3.1, RFC 5689 3).
         const mkcol = req.method === 'MKCOL'
-        const creation =
-          is(root ?? undefined, NS.caldav, 'mkcalendar') || is(root ?? undefined, NS.dav, 'mkcol') ? (root as XmlNode).children : []
+        const creation = is(root, NS.caldav, 'mkcalendar') || is(root, NS.dav, 'mkcol') ? root.children : []
         const plan = planPatch('event', creation, true)
         if (!plan.ok)
           return xml(

@@ -172,6 +172,8 @@ t.test('PROPPATCH is atomic: one property refused → 403 for it, 424 for the ot
     `<d:displayname>${'n'.repeat(257)}</d:displayname>`,
     '<d:displayname> </d:displayname>',
     '<d:displayname><b>x</b></d:displayname>',
+    '<d:displayname>bell &#7;</d:displayname>',
+    '<d:displayname>half &#xD800;</d:displayname>',
   ]) {
     const res = await b.dav('PROPPATCH', url, UPDATE(SET(xml, good[1] as string)))
     t.same(
