@@ -33,7 +33,9 @@ export const SETTABLE: Record<string, Settable> = {
 /**
  * What creating a calendar may also carry and Hearth accepts without keeping: the resource
  * type being created (extended MKCOL), a component set holding VEVENT (calendars hold events;
- * other components are refused at PUT) and a calendar-timezone (each event keeps its own TZID).
+ * other components are refused at PUT), a calendar-timezone (each event keeps its own TZID),
+ * and the free-busy choices Apple's clients send with every MKCALENDAR (Hearth has no
+ * free-busy): refusing them would leave iOS and macOS unable to make a calendar.
  */
 const ON_CREATION: Record<string, (node: XmlNode) => boolean> = {
   [`${NS.dav}resourcetype`]: (n) =>
@@ -42,6 +44,8 @@ const ON_CREATION: Record<string, (node: XmlNode) => boolean> = {
     n.children.every((c) => is(c, NS.dav, 'collection') || is(c, NS.caldav, 'calendar')),
   [`${NS.caldav}supported-calendar-component-set`]: (n) => childrenOf(n, NS.caldav, 'comp').some((c) => c.attrs.name === 'VEVENT'),
   [`${NS.caldav}calendar-timezone`]: () => true,
+  [`${NS.caldav}calendar-free-busy-set`]: () => true,
+  [`${NS.caldav}schedule-calendar-transp`]: () => true,
 }
 
 export interface PatchPlan {

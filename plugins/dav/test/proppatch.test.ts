@@ -155,6 +155,7 @@ t.test('PROPPATCH is atomic: one property refused → 403 for it, 424 for the ot
     ['c:calendar-description', `<c:calendar-description>${'x'.repeat(1025)}</c:calendar-description>`],
     ['d:resourcetype', '<d:resourcetype><d:collection/></d:resourcetype>'],
     ['d:getetag', '<d:getetag>"x"</d:getetag>'],
+    ['c:calendar-timezone', '<c:calendar-timezone>BEGIN:VCALENDAR</c:calendar-timezone>'],
     ['x:mine', '<x:mine xmlns:x="urn:example:dead">a dead property</x:mine>'],
     ['card:addressbook-description', '<card:addressbook-description>no</card:addressbook-description>'],
   ]
@@ -212,9 +213,11 @@ t.test('MKCALENDAR with properties in its body; a refused one fails it and nothi
       '<d:displayname>Work</d:displayname>',
       '<ical:calendar-color>#1BADF8FF</ical:calendar-color>',
       '<c:calendar-description>Office</c:calendar-description>',
-      // What iOS and DAVx⁵ also send: accepted (calendars hold events; each event keeps its TZID).
+      // What iOS, macOS and DAVx⁵ also send: accepted (calendars hold events; each event keeps its TZID).
       '<c:supported-calendar-component-set><c:comp name="VEVENT"/></c:supported-calendar-component-set>',
       '<c:calendar-timezone>BEGIN:VCALENDAR\r\nEND:VCALENDAR</c:calendar-timezone>',
+      '<c:calendar-free-busy-set><YES/></c:calendar-free-busy-set>',
+      '<c:schedule-calendar-transp><c:opaque/></c:schedule-calendar-transp>',
     ),
   )
   t.equal(made.status, 201)
