@@ -40,6 +40,18 @@ const isCollection = (t: Target) => t.type !== 'object'
 const calendarOf = (t: Target) => (t.type === 'collection' && t.collection.kind === 'event' ? t.collection : null)
 const bookOf = (t: Target) => (t.type === 'collection' && t.collection.kind === 'card' ? t.collection : null)
 
+/** The properties a client set on a collection, read once per request and collection. */
+const setByClient = new WeakMap<PropContext, Map<string, Map<string, string>>>()
+function stored(ctx: PropContext, t: Target, key: string): string | undefined {
+  if (t.type !== 'collection') return undefined
+  let perRequest = setByClient.get(ctx)
+  if (!perRequest) setByClient.set(ctx, (perRequest = new Map()))
+  const id = `${t.collection.kind}/${t.collection.name}`
+  let props = perRequest.get(id)
+  if (!props) perRequest.set(id, (props = ctx.store.collectionProps(ctx.userId, t.collection.kind, t.collection.name)))
+  return props.get(key)
+}
+
 const GETTERS: Record<string, Getter> = {
   [`${NS.dav}resourcetype`]: (_c, t) => {
     if (t.type === 'object') return ''
@@ -50,9 +62,15 @@ const GETTERS: Record<string, Getter> = {
   },
   [`${NS.dav}displayname`]: (c, t) => {
     if (t.type === 'principal') return c.email
-    if (t.type === 'collection') return t.collection.kind === 'card' ? 'Contacts' : t.collection.name
+    if (t.type === 'collection')
+      return stored(c, t, `${NS.dav}displayname`) ?? (t.collection.kind === 'card' ? 'Contacts' : t.collection.name)
     return undefined
   },
+  // Set by a client (PROPPATCH, MKCALENDAR): answered only once set, else missing (404).
+  [`${NS.caldav}calendar-description`]: (c, t) => (calendarOf(t) ? stored(c, t, `${NS.caldav}calendar-description`) : undefined),
+  [`${NS.carddav}addressbook-description`]: (c, t) => (bookOf(t) ? stored(c, t, `${NS.carddav}addressbook-description`) : undefined),
+  [`${NS.apple}calendar-color`]: (c, t) => (calendarOf(t) ? stored(c, t, `${NS.apple}calendar-color`) : undefined),
+  [`${NS.apple}calendar-order`]: (c, t) => (calendarOf(t) ? stored(c, t, `${NS.apple}calendar-order`) : undefined),
   [`${NS.dav}current-user-principal`]: () => xml(href(PRINCIPAL)),
   [`${NS.dav}principal-URL`]: (_c, t) => (t.type === 'principal' ? xml(href(PRINCIPAL)) : undefined),
   [`${NS.dav}owner`]: (_c, t) => (t.type === 'collection' ? xml(href(PRINCIPAL)) : undefined),

@@ -7,7 +7,20 @@ import { ADDRESSBOOK_HOME, CALENDAR_HOME, collectionPath, objectPath, PRINCIPAL,
 import { MAX_OBJECT_BYTES, type PropContext, propsOf, requested } from './properties.js'
 import { MAX_REPORT_ITEMS, report } from './reports.js'
 import type { DavStore } from './store.js'
-import { is, multistatus, NS, parseXml, response, statusResponse, XmlError, type XmlNode } from './xml.js'
+import { planPatch } from './collection-props.js'
+import {
+  documentOf,
+  is,
+  multistatus,
+  NS,
+  parseXml,
+  propstatResponse,
+  propstats,
+  response,
+  statusResponse,
+  XmlError,
+  type XmlNode,
+} from './xml.js'
 
 /** Methods fastify does not route by default; all carry a body. */
 const EXTRA_METHODS = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR', 'MKCOL']
@@ -77,11 +90,12 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
         return propfind(reply, ctx, target, xmlBody(body, NS.dav, 'propfind', true), String(req.headers.depth ?? 'infinity'), exists)
       case 'PROPPATCH': {
         const root = xmlBody(body, NS.dav, 'propertyupdate', false) as XmlNode
-        // Hearth keeps no dead properties: every change is refused, by name (RFC 4918 9.2).
-        const names = root.children.flatMap((op) =>
-          op.children.flatMap((p) => p.children.map((c) => ({ ns: c.ns, name: c.name, value: null }))),
-        )
-        return xml(reply, 207, multistatus([response(req.url.split('?')[0] ?? ROOT, [], names, 403)]))
+        // A collection's name, description, colour and order can be set; nothing else (RFC 4918 9.2: all or none).
+        const collection = target.type === 'collection' ? target.collection : null
+        if (collection && !exists(collection)) throw new HttpError('NOT_FOUND', 'No such collection')
+        const plan = planPatch(collection?.kind ?? null, root.children, false)
+        if (plan.ok && collection) store.patchCollection(userId, collection.kind, collection.name, plan.changes)
+        return xml(reply, 207, multistatus([propstatResponse(req.url.split('?')[0] ?? ROOT, plan.statuses)]))
       }
       case 'REPORT': {
         if (target.type !== 'collection' || !exists(target.collection))
@@ -92,9 +106,10 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
       case 'MKCALENDAR':
       case 'MKCOL': {
         // A body (calendar properties) must be XML: anything else is an unknown format (RFC 4918 9.3).
+        let root: XmlNode | undefined
         if (body.trim()) {
           try {
-            parseXml(body)
+            root = parseXml(body)
           } catch (err) {
             if (err instanceof XmlError) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'A MKCALENDAR/MKCOL body is XML')
             throw err
@@ -103,9 +118,19 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
         if (target.type !== 'collection' || target.collection.kind !== 'event')
           throw new HttpError('FORBIDDEN', 'Only calendars can be created, under /dav/calendars/')
         if (exists(target.collection)) throw new HttpError('METHOD_NOT_ALLOWED', 'That calendar exists')
-        if (target.collection.name.length > 200)
-          throw new HttpError('VALIDATION_ERROR', 'calendar name too long', { field: 'name', constraint: 'maxLength' })
-        store.addCalendar(userId, target.collection.name, new Date(api.now()).toISOString())
+        const name = target.collection.name
+        if (name.length > 200) throw new HttpError('VALIDATION_ERROR', 'calendar name too long', { field: 'name', constraint: 'maxLength' })
+        // The body's DAV:set properties are set with the creation or nothing is created (RFC 4791 5.3.1, RFC 5689 3).
+        const mkcol = req.method === 'MKCOL'
+        const creation = is(root, NS.caldav, 'mkcalendar') || is(root, NS.dav, 'mkcol') ? root.children : []
+        const plan = planPatch('event', creation, true)
+        if (!plan.ok)
+          return xml(
+            reply,
+            403,
+            documentOf(mkcol ? NS.dav : NS.caldav, mkcol ? 'mkcol-response' : 'mkcalendar-response', propstats(plan.statuses)),
+          )
+        store.patchCollection(userId, 'event', name, plan.changes, () => store.addCalendar(userId, name, new Date(api.now()).toISOString()))
         return reply.code(201).header('content-length', '0').send()
       }
       case 'GET':

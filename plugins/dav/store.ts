@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 
-/** The dav plugin's tables: object locations, MKCALENDAR's calendars and the change log. */
+/** The dav plugin's tables: object locations, MKCALENDAR's calendars, collection properties and the change log. */
 export type Kind = 'card' | 'event'
 
 export interface ObjectRow {
@@ -54,6 +54,15 @@ export function davStore(db: Database.Database) {
     calendars: db.prepare<[string], { name: string }>('SELECT name FROM dav_calendars WHERE user_id = ?'),
     addCalendar: db.prepare('INSERT OR IGNORE INTO dav_calendars (user_id, name, created_at) VALUES (?, ?, ?)'),
     dropCalendar: db.prepare('DELETE FROM dav_calendars WHERE user_id = ? AND name = ?'),
+    props: db.prepare<[string, string, string], { prop: string; value: string }>(
+      'SELECT prop, value FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?',
+    ),
+    setProp: db.prepare(
+      `INSERT INTO dav_collection_props (user_id, kind, collection, prop, value) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(user_id, kind, collection, prop) DO UPDATE SET value = excluded.value`,
+    ),
+    removeProp: db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ? AND prop = ?'),
+    dropProps: db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?'),
   }
   return {
     byRecord: (userId: string, recordId: string) => q.byRecord.get(userId, recordId),
@@ -78,7 +87,28 @@ export function davStore(db: Database.Database) {
     since: (userId: string, kind: Kind, collection: string, seq: number) => q.since.all(userId, kind, collection, seq),
     calendars: (userId: string) => q.calendars.all(userId).map((r) => r.name),
     addCalendar: (userId: string, name: string, at: string) => q.addCalendar.run(userId, name, at).changes > 0,
-    dropCalendar: (userId: string, name: string) => q.dropCalendar.run(userId, name),
+    /** Drops a calendar made by MKCALENDAR (or kept once emptied) with the properties a client set on it. */
+    dropCalendar: (userId: string, name: string) =>
+      db.transaction(() => {
+        q.dropCalendar.run(userId, name)
+        q.dropProps.run(userId, 'event', name)
+      })(),
+    /** The properties a client set on a collection: property key (namespace + name) → value. */
+    collectionProps: (userId: string, kind: Kind, collection: string) =>
+      new Map(q.props.all(userId, kind, collection).map((r) => [r.prop, r.value])),
+    /**
+     * Applies a PROPPATCH's changes (null removes) all at once, and with them `before`
+     * (MKCALENDAR's creation): one transaction, so a failure stores nothing.
+     */
+    patchCollection(userId: string, kind: Kind, collection: string, changes: Map<string, string | null>, before?: () => void) {
+      db.transaction(() => {
+        before?.()
+        for (const [prop, value] of changes) {
+          if (value === null) q.removeProp.run(userId, kind, collection, prop)
+          else q.setProp.run(userId, kind, collection, prop, value)
+        }
+      })()
+    },
   }
 }
 export type DavStore = ReturnType<typeof davStore>

@@ -142,12 +142,26 @@ const STATUS: Record<number, string> = {
   200: 'HTTP/1.1 200 OK',
   403: 'HTTP/1.1 403 Forbidden',
   404: 'HTTP/1.1 404 Not Found',
+  424: 'HTTP/1.1 424 Failed Dependency',
   507: 'HTTP/1.1 507 Insufficient Storage',
 }
 
 /** One <response>: found properties in a 200 propstat, missing ones in a 404 propstat. */
 export function response(path: string, found: PropResult[], missing: PropResult[] = [], missingStatus = 404): string {
-  const stat = (props: PropResult[], status: number) =>
+  return propstatResponse(path, [
+    [200, found],
+    [missingStatus, missing],
+  ])
+}
+
+/** One <response> with a propstat per status that has properties. */
+export function propstatResponse(path: string, groups: Array<[status: number, props: PropResult[]]>): string {
+  return el(NS.dav, 'response', href(path) + propstats(groups))
+}
+
+/** A propstat per status that has properties (an empty 200 one when none has). */
+export function propstats(groups: Array<[status: number, props: PropResult[]]>): string {
+  const stat = (status: number, props: PropResult[]) =>
     el(
       NS.dav,
       'propstat',
@@ -157,11 +171,8 @@ export function response(path: string, found: PropResult[], missing: PropResult[
         props.map((p) => el(p.ns, p.name, p.value === null ? '' : typeof p.value === 'string' ? escapeXml(p.value) : p.value.xml)).join(''),
       ) + el(NS.dav, 'status', STATUS[status] ?? `HTTP/1.1 ${status}`),
     )
-  const parts = [href(path)]
-  if (found.length) parts.push(stat(found, 200))
-  if (missing.length) parts.push(stat(missing, missingStatus))
-  if (!found.length && !missing.length) parts.push(stat([], 200))
-  return el(NS.dav, 'response', parts.join(''))
+  const used = groups.filter(([, props]) => props.length)
+  return (used.length ? used : [[200, []] as [number, PropResult[]]]).map(([status, props]) => stat(status, props)).join('')
 }
 
 /** A <response> with a bare status (sync-collection deletions, multiget misses). */
@@ -175,5 +186,11 @@ export function multistatus(responses: string[], extra = ''): string {
 
 /** An error body with a precondition element (RFC 4918 16), e.g. DAV:valid-sync-token. */
 export function errorBody(ns: string, name: string): string {
-  return `<?xml version="1.0" encoding="utf-8"?>\n<d:error ${DECLARATIONS}>${el(ns, name)}</d:error>`
+  return documentOf(NS.dav, 'error', el(ns, name))
+}
+
+/** An XML answer whose root is ns:name (a known namespace), e.g. CALDAV:mkcalendar-response. */
+export function documentOf(ns: string, name: string, inner: string): string {
+  const [open, close] = tag(ns, name)
+  return `<?xml version="1.0" encoding="utf-8"?>\n<${open} ${DECLARATIONS}>${inner}</${close}>`
 }

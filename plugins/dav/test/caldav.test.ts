@@ -4,7 +4,7 @@ import { hasTool, startDaemon } from './daemon.js'
 
 /**
  * Debian's python3-caldav (the library many sync tools build on) against a daemon: discovery
- * from the principal, MKCALENDAR, saving events (a weekly series among them), a time-range
+ * from the principal, MKCALENDAR, naming and colouring it (PROPPATCH), saving events (a weekly series among them), a time-range
  * search that expands the recurrence server-side, and deletion.
  */
 const PYTHON = '/usr/bin/python3'
@@ -17,7 +17,14 @@ url, user, password = sys.argv[1:4]
 client = caldav.DAVClient(url + '/dav/', username=user, password=password)
 principal = client.principal()
 out = {'calendars_before': sorted(str(c.url) for c in principal.calendars())}
-cal = principal.make_calendar(name='trips', cal_id='trips')
+cal = principal.make_calendar(name='Trips', cal_id='trips')
+out['name_made'] = cal.get_display_name()
+from caldav.elements import dav, ical
+cal.set_properties([dav.DisplayName('Trips & travel'), ical.CalendarColor('#FF2968FF')])
+fresh = [c for c in principal.calendars() if str(c.url).endswith('/trips/')][0]
+props = fresh.get_properties([dav.DisplayName(), ical.CalendarColor()])
+out['name_set'] = props.get(dav.DisplayName.tag)
+out['color_set'] = props.get(ical.CalendarColor.tag)
 def ics(uid, summary, start, extra='', end=None):
     end = end or start[:9] + '%02d' % (int(start[9:11]) + 1) + start[11:]
     return ('BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//python-caldav test//EN\r\nBEGIN:VEVENT\r\n'
@@ -47,6 +54,9 @@ t.test('python3-caldav: calendars, events, time-range search, delete', { skip },
   const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}')
   t.same(out.calendars_before, [`${d.base}/dav/calendars/default/`])
   t.same(out.calendars_after, [`${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/trips/`], 'MKCALENDAR made a calendar')
+  t.equal(out.name_made, 'Trips', "MKCALENDAR's body named it")
+  t.equal(out.name_set, 'Trips & travel', 'set_properties (PROPPATCH) renamed it')
+  t.equal(out.color_set, '#FF2968FF', 'and coloured it')
   t.same(out.march, ['Flight', 'Weekly call'], 'the weekly series has Mondays in March')
   t.same(out.june_first_week, ['Hotel', 'Weekly call'])
   t.same(out.a_tuesday, [], 'no instance on a Tuesday')
