@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,12 +24,18 @@ export interface Daemon {
   stop(): Promise<void>
 }
 
-/** Starts the compiled daemon as its own process (node directly, so its PID is the server's). */
+/** The file `npm start` runs (package.json scripts.start is `node <file>`): the bench starts what users start. */
+export const DAEMON_ENTRY = join(
+  ROOT,
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^node\s+/, ''),
+)
+
+/** Starts the daemon as `npm start` would, as its own process (node directly, so its PID is the server's). */
 export async function startDaemon(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Daemon> {
   const port = await freePort()
   const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'hearth-bench-'))
   const started = performance.now()
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/core/main.js')], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, DAEMON_ENTRY], {
     env: {
       ...process.env,
       HEARTH_DATA_DIR: dataDir,
@@ -65,10 +71,10 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
 }
 
 /** Starts any script as a server process that prints its port on stdout. */
-export async function startScript(script: string, args: string[] = []): Promise<{ url: string; stop(): void }> {
+export async function startScript(script: string, args: string[] = []): Promise<{ url: string; pid: number; stop(): void }> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve) => child.stdout?.once('data', (d) => resolve(Number(String(d).trim()))))
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') }
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid as number, stop: () => child.kill('SIGTERM') }
 }
 
 export interface Load {

@@ -11,6 +11,7 @@ const suites: Record<string, string> = {
   'dns-writes': 'benchDnsWrites',
   proxy: 'benchProxy',
   storage: 'benchStorage',
+  perf: 'benchPerf',
 }
 
 const wanted = process.argv.slice(2)

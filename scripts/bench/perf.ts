@@ -1,0 +1,176 @@
+/**
+ * Issue 11's table from one run, as a client sees it: the daemon started the
+ * way `npm start` starts it, in its own process; load from a separate process
+ * (wrk, keep-alive) with an agent API key on the real routes; a bare Fastify
+ * server answering the same note JSON, loaded in the same run, alternating
+ * A B A B. Notes are seeded straight through SQLite beside the running daemon.
+ *
+ *   npm run bench -- perf                      100,000 notes
+ *   HEARTH_BENCH_NOTES=1000000 npm run bench -- perf
+ */
+import { randomUUID } from 'node:crypto'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { databasePath, openDatabase } from '../../core/db/sqlite.js'
+import { ownerWithKey, ROOT, rssMb, startDaemon, startScript } from './harness.js'
+import { loadGenerator, medianRps, type Shot, shoot } from './load.js'
+
+const NOTES = Number(process.env.HEARTH_BENCH_NOTES ?? 100_000)
+const ROUNDS = 3
+const SECONDS = 3
+/** The searched word, planted in 1% of the notes (a realistic, selective query). */
+const WORD = 'quarterly'
+const RATE_LIMIT = '1000000000'
+
+function rng(seed: number) {
+  let s = seed >>> 0
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'ber', 'gon', 'vel', 'dra', 'pin', 'sol', 'mar', 'tek', 'und']
+
+/**
+ * The fast path: plain INSERTs in transactions of 10,000 (the FTS trigger
+ * runs as for any write), deterministic text, ~100 words a note, one tag,
+ * 2% pinned; timestamps one second apart so orderings are stable.
+ */
+export function seedNotes(file: string, userId: string, count: number): { seconds: number; ids: string[] } {
+  const random = rng(42)
+  const words = new Set<string>()
+  while (words.size < 3000) {
+    const n = 1 + Math.floor(random() * 3)
+    words.add(Array.from({ length: n }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join(''))
+  }
+  const vocab = [...words]
+  const word = () => vocab[Math.floor(vocab.length * random() ** 3)] as string
+  const sentence = (n: number) => Array.from({ length: n }, word).join(' ')
+  const db = openDatabase(file)
+  const insert = db.prepare(
+    `INSERT INTO notes (id, user_id, title, content, content_format, tags, pinned, archived, source, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'markdown', ?, ?, 0, 'local', ?, ?)`,
+  )
+  const base = Date.parse('2025-01-01T00:00:00Z')
+  const ids: string[] = []
+  const started = performance.now()
+  const batch = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const id = randomUUID()
+      if (i % 1000 === 0) ids.push(id)
+      const at = new Date(base + i * 1000).toISOString()
+      const content = `${sentence(40)}${i % 100 === 0 ? ` ${WORD} ` : ' '}${sentence(60)}`
+      insert.run(id, userId, sentence(4), content, JSON.stringify([vocab[i % 20]]), i % 50 === 0 ? 1 : 0, at, at)
+    }
+  })
+  for (let i = 0; i < count; i += 10_000) batch(i, Math.min(count, i + 10_000))
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  return { seconds: (performance.now() - started) / 1000, ids }
+}
+
+const fileBytes = (path: string) => {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+
+export async function benchPerf(): Promise<Record<string, number | string>> {
+  const generator = await loadGenerator()
+  console.log(`HEARTH_RATE_LIMIT=${RATE_LIMIT} set for the daemon (the default 6,000/min per token would stop a load test of one key)`)
+  console.log(`load: ${generator}, keep-alive, separate process; ${ROUNDS} alternating rounds of ${SECONDS} s; ${NOTES} notes`)
+  const env = { HEARTH_RATE_LIMIT: RATE_LIMIT }
+
+  // Start: spawn → first 200 of /api/v1/health, median of 5 (each start a fresh data folder).
+  const starts: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const d = await startDaemon(env)
+    starts.push(d.startupMs)
+    await d.stop()
+  }
+
+  const daemon = await startDaemon(env)
+  const out: Record<string, number | string> = {}
+  let bare: Awaited<ReturnType<typeof startScript>> | undefined
+  try {
+    await new Promise((r) => setTimeout(r, 2000))
+    const idleRss = await rssMb(daemon.pid)
+    const { key, userId } = await ownerWithKey(daemon.url, 'agent')
+    const headers = { authorization: `Bearer ${key}` }
+
+    const file = databasePath(daemon.dataDir)
+    const before = fileBytes(file)
+    const seeded = seedNotes(file, userId, NOTES)
+    const perThousandKiB = (fileBytes(file) - before) / (NOTES / 1000) / 1024
+    const noteId = seeded.ids[Math.floor(seeded.ids.length / 2)] as string
+
+    const api = `${daemon.url}/api/v1`
+    const sample = await (await fetch(`${api}/notes/${noteId}`, { headers })).text()
+    if (!sample.startsWith('{"data"')) throw new Error(`GET /notes/:id answered ${sample.slice(0, 200)}`)
+    const hits = ((await (await fetch(`${api}/notes?search=${WORD}`, { headers })).json()) as { meta: { total: number } }).meta.total
+    bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), [sample])
+    await new Promise((r) => setTimeout(r, 2000))
+    const bareRss = await rssMb(Number(bare.pid))
+
+    const byIdUrl = `${api}/notes/${noteId}`
+    const listUrl = `${api}/notes?limit=20`
+    const bareUrl = `${bare.url}/bare`
+    // Warm-up: JIT both servers and the SQLite page cache.
+    await shoot(byIdUrl, { connections: 64, seconds: 2, headers })
+    await shoot(listUrl, { connections: 64, seconds: 2, headers })
+    await shoot(bareUrl, { connections: 64, seconds: 2 })
+    const runs: Record<'bare' | 'byId' | 'list', Shot[]> = { bare: [], byId: [], list: [] }
+    for (let r = 0; r < ROUNDS; r++) {
+      runs.bare.push(await shoot(bareUrl, { connections: 64, seconds: SECONDS }))
+      runs.byId.push(await shoot(byIdUrl, { connections: 64, seconds: SECONDS, headers }))
+      runs.list.push(await shoot(listUrl, { connections: 64, seconds: SECONDS, headers }))
+    }
+    const writes = await shoot(`${api}/notes`, {
+      connections: 16,
+      seconds: 5,
+      headers: { ...headers, 'content-type': 'application/json' },
+      method: 'POST',
+      body: JSON.stringify({ content: '# Bench\nA note written under load with a few words of text.', tags: ['bench'] }),
+    })
+    const list1 = await shoot(listUrl, { connections: 1, seconds: 5, headers })
+    const search1 = await shoot(`${api}/notes?search=${WORD}`, { connections: 1, seconds: 5, headers })
+    const [bareRps, byIdRps, listRps] = [medianRps(runs.bare), medianRps(runs.byId), medianRps(runs.list)]
+    // Each round's ratio against the bare run just before it, then the median: a disturbed round moves one ratio, not all.
+    const ratio = (rs: Shot[]) => round(median(rs.map((s, i) => s.rps / (runs.bare[i] as Shot).rps)))
+    const errors = [...runs.bare, ...runs.byId, ...runs.list, writes, list1, search1].reduce((sum, s) => sum + s.errors, 0)
+
+    Object.assign(out, {
+      'GET /notes/:id req/s (64 conn)': byIdRps,
+      'bare Fastify same JSON req/s (64 conn)': bareRps,
+      'GET /notes/:id vs bare (aim >= 0.7)': ratio(runs.byId),
+      'GET /notes?limit=20 req/s (64 conn)': listRps,
+      'GET /notes?limit=20 vs bare by-id (aim >= 0.25)': ratio(runs.list),
+      'POST /notes creates/s (16 conn, 5 s; aim >= 5,400)': writes.rps,
+      'POST /notes p99 ms': writes.p99,
+      'node start -> /health 200 ms, median of 5 (aim < 250)': Math.round(median(starts)),
+      'idle RSS MB after start': idleRss,
+      'bare Fastify idle RSS MB': bareRss,
+      'idle RSS vs bare (aim <= 1.15)': round(idleRss / bareRss),
+      'GET /notes?limit=20 p99 ms, 1 conn (aim < 5)': list1.p99,
+      [`GET /notes?search=${WORD} p99 ms, 1 conn, ${hits} hits (aim < 15)`]: search1.p99,
+      'DB KiB per 1,000 notes (was 1,277)': Math.round(perThousandKiB),
+      [`seed ${NOTES} notes via SQLite s`]: round(seeded.seconds, 1),
+      'errors + non-2xx (all loads)': errors,
+      'per-round req/s bare | by-id | list': [runs.bare, runs.byId, runs.list].map((rs) => rs.map((s) => s.rps).join('/')).join(' | '),
+    })
+  } finally {
+    bare?.stop()
+    await daemon.stop()
+  }
+  return out
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.table(await benchPerf())
+}
