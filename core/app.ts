@@ -106,12 +106,14 @@ async function assemble(
     body === '' ? done(null, undefined) : defaultJson(req, body as string, done),
   )
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: an async one costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     reply.header('x-svc-version', VERSION)
     reply.header('x-svc-tier', config.tier)
     const source = request.headers['x-svc-source']
     request.svcSource = typeof source === 'string' && source.length <= 64 ? source : null
+    done()
   })
 
   const tags = new Map<string, string>()
