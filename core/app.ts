@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
 import { type ConfigSources, type CoreConfig, collectSources, loadCoreConfig } from './config.js'
+import { installGroupCommit } from './db/group-commit.js'
 import { closeDatabase } from './db/sqlite.js'
 import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
@@ -96,6 +97,7 @@ async function assemble(
 
   installValidators(app)
   installErrorHandling(app)
+  installGroupCommit(app, services.groupCommit)
   services.metrics.install(app, services.authenticate)
   const defaultJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
@@ -221,5 +223,6 @@ async function releaseServices(app: FastifyInstance, services: Services): Promis
     }
   }
   await services.hal.close()
+  services.groupCommit.flush()
   closeDatabase(services.db)
 }

@@ -71,6 +71,55 @@ export function seedNotes(file: string, userId: string, count: number): { second
   return { seconds: (performance.now() - started) / 1000, ids }
 }
 
+/**
+ * SQLite alone on this machine: the statement the records store runs for a
+ * create (FTS trigger included), same pragmas, one transaction per note and
+ * then 16 per transaction (what group commit does with 16 connections).
+ */
+export function sqliteCreates(file: string, userId: string, seconds = 2): { perTx1: number; perTx16: number } {
+  const db = openDatabase(file)
+  const insert = db.prepare(
+    `INSERT INTO notes (id, user_id, title, content, content_format, tags, pinned, archived, custom_fields, source, created_at, updated_at, deleted_at)
+     VALUES (@id, @user_id, @title, @content, @content_format, @tags, @pinned, @archived, @custom_fields, @source, @created_at, @updated_at, @deleted_at)`,
+  )
+  const note = () => {
+    const at = new Date().toISOString()
+    return {
+      id: randomUUID(),
+      user_id: userId,
+      title: 'Bench',
+      content: '# Bench\nA note written under load with a few words of text.',
+      content_format: 'markdown',
+      tags: '["bench"]',
+      pinned: 0,
+      archived: 0,
+      custom_fields: null,
+      source: 'local',
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    }
+  }
+  const rate = (perTx: number) => {
+    const many = db.transaction(() => {
+      for (let i = 0; i < perTx; i++) insert.run(note())
+    })
+    let n = 0
+    const started = performance.now()
+    while (performance.now() - started < seconds * 1000) {
+      if (perTx === 1) insert.run(note())
+      else many()
+      n += perTx
+    }
+    return Math.round(n / ((performance.now() - started) / 1000))
+  }
+  try {
+    return { perTx1: rate(1), perTx16: rate(16) }
+  } finally {
+    db.close()
+  }
+}
+
 const fileBytes = (path: string) => {
   try {
     return statSync(path).size
@@ -138,6 +187,7 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       method: 'POST',
       body: JSON.stringify({ content: '# Bench\nA note written under load with a few words of text.', tags: ['bench'] }),
     })
+    const alone = sqliteCreates(file, userId)
     const list1 = await shoot(listUrl, { connections: 1, seconds: 5, headers })
     const search1 = await shoot(`${api}/notes?search=${WORD}`, { connections: 1, seconds: 5, headers })
     const [bareRps, byIdRps, listRps] = [medianRps(runs.bare), medianRps(runs.byId), medianRps(runs.list)]
@@ -153,6 +203,8 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       'GET /notes?limit=20 vs bare by-id (aim >= 0.25)': ratio(runs.list),
       'POST /notes creates/s (16 conn, 5 s; aim >= 5,400)': writes.rps,
       'POST /notes p99 ms': writes.p99,
+      'SQLite alone, same INSERT + FTS, 1 per tx /s': alone.perTx1,
+      'SQLite alone, 16 per tx /s': alone.perTx16,
       'node start -> /health 200 ms, median of 5 (aim < 250)': Math.round(median(starts)),
       'idle RSS MB after start': idleRss,
       'bare Fastify idle RSS MB': bareRss,
