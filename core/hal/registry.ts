@@ -29,6 +29,8 @@ export interface Hal {
   configure(kind: string, settings: Record<string, unknown>): void
   /** Probes every driver of the kind and swaps in the best supported one. Serialised per kind. */
   detect(kind: string): Promise<DetectResult>
+  /** Settles when the detections of `kind` started so far have ended (a start-up probe in the background). */
+  settled(kind: string): Promise<unknown>
   /** The active driver of a kind, or null. */
   active<T extends DriverInstance>(kind: string): ActiveDriver<T> | null
   /**
@@ -156,13 +158,18 @@ export function createHal(opts: HalOptions): Hal {
       s.queue = next.catch(() => undefined)
       return next
     },
+    settled: (kind) => slots.get(kind)?.queue ?? Promise.resolve(),
     active<T extends DriverInstance>(kind: string) {
       return (slots.get(kind)?.active ?? null) as ActiveDriver<T> | null
     },
     async with<T extends DriverInstance, R>(kind: string, fn: (driver: T, active: ActiveDriver<T>) => Promise<R>) {
       const slot = slots.get(kind)
-      // A kind nobody detected yet is detected on first use: start-up need not probe tools no request needs.
-      if (slot && !slot.active && slot.lastProbe.size === 0 && slot.modules.length) await hal.detect(kind)
+      // A detection under way (started in the background at start) is waited for; a kind nobody
+      // detected yet is detected on first use: start-up need not probe tools no request needs.
+      if (slot && !slot.active && slot.modules.length) {
+        await slot.queue
+        if (!slot.active && slot.lastProbe.size === 0) await hal.detect(kind)
+      }
       const active = slot?.active
       if (!active) throw new HttpError('SERVICE_UNAVAILABLE', `No ${kind} driver is available`)
       active.leases++

@@ -1,0 +1,46 @@
+import { type BuildOptions, buildApp } from './app.js'
+import { ConfigError } from './config.js'
+
+/** Builds, listens, and drains on SIGTERM/SIGINT (in-flight requests finish, database closed). */
+export async function runDaemon(options: BuildOptions = {}): Promise<void> {
+  let app: Awaited<ReturnType<typeof buildApp>>
+  try {
+    app = await buildApp(options)
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const problem of err.problems) console.error(`hearth: configuration error: ${problem}`)
+      process.exit(78)
+    }
+    console.error(`hearth: failed to start: ${(err as Error).stack ?? err}`)
+    process.exit(1)
+  }
+  const { port, host } = app.hearth.config
+  try {
+    await app.listen({ port, host })
+  } catch (err) {
+    app.log.fatal(`cannot listen on ${host}:${port}: ${(err as Error).message} (set HEARTH_PORT or HEARTH_HOST)`)
+    await app.close()
+    process.exit(1)
+  }
+
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    const force = setTimeout(() => {
+      app.log.error('shutdown took longer than 15 s; exiting')
+      process.exit(1)
+    }, 15_000)
+    force.unref()
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'error while closing')
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+}
