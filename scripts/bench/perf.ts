@@ -136,10 +136,14 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
   console.log(`load: ${generator}, keep-alive, separate process; ${ROUNDS} alternating rounds of ${SECONDS} s; ${NOTES} notes`)
   const env = { HEARTH_RATE_LIMIT: RATE_LIMIT }
 
-  // Start: spawn → first 200 of /api/v1/health, median of 5 (each start a fresh data folder).
+  // Start: spawn → first 200 of /api/v1/health. The first start creates the data folder, secrets
+  // and schema; the figure that counts is a restart of that folder (median of 5), as an appliance boots.
+  const first = await startDaemon(env)
+  const firstStart = first.startupMs
+  await first.stop()
   const starts: number[] = []
   for (let i = 0; i < 5; i++) {
-    const d = await startDaemon(env)
+    const d = await startDaemon({ ...env, HEARTH_DATA_DIR: first.dataDir })
     starts.push(d.startupMs)
     await d.stop()
   }
@@ -205,7 +209,8 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       'POST /notes p99 ms': writes.p99,
       'SQLite alone, same INSERT + FTS, 1 per tx /s': alone.perTx1,
       'SQLite alone, 16 per tx /s': alone.perTx16,
-      'node start -> /health 200 ms, median of 5 (aim < 250)': Math.round(median(starts)),
+      'node start -> /health 200 ms, restart, median of 5 (aim < 250)': Math.round(median(starts)),
+      'first start (creates data folder + schema) ms': Math.round(firstStart),
       'idle RSS MB after start': idleRss,
       'bare Fastify idle RSS MB': bareRss,
       'idle RSS vs bare (aim <= 1.15)': round(idleRss / bareRss),
