@@ -117,13 +117,12 @@ export async function ownerWithKey(
   url: string,
   scope: 'agent' | 'system' = 'agent',
 ): Promise<{ token: string; key: string; userId: string }> {
-  const session = await json<{ accessToken: string; user: { id: string } }>(
-    await fetch(`${url}/api/v1/auth/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.test', password: 'bench password' }),
-    }),
-  )
+  const credentials = JSON.stringify({ email: 'bench@example.test', password: 'bench password' })
+  const post = (path: string) =>
+    fetch(`${url}/api/v1/auth/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentials })
+  // A data folder kept from an earlier run (HEARTH_BENCH_DATA_DIR) has its owner already: sign in.
+  const setup = await post('setup')
+  const session = await json<{ accessToken: string; user: { id: string } }>(setup.status === 409 ? await post('login') : setup)
   const created = await json<{ key: string }>(
     await fetch(`${url}/api/v1/admin/api-keys`, {
       method: 'POST',

@@ -9,10 +9,12 @@
  *   HEARTH_BENCH_NOTES=1000000 npm run bench -- perf
  */
 import { randomUUID } from 'node:crypto'
-import { statSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { databasePath, openDatabase } from '../../core/db/sqlite.js'
+import { compileCheck } from '../../core/validation.js'
+import { createRecordsService } from '../../plugins/records/service.js'
 import { ownerWithKey, ROOT, rssMb, startDaemon, startScript } from './harness.js'
 import { loadGenerator, medianRps, type Shot, shoot } from './load.js'
 
@@ -120,6 +122,57 @@ export function sqliteCreates(file: string, userId: string, seconds = 2): { perT
   }
 }
 
+/**
+ * The list and search queries themselves, in-process through the records service with its
+ * list cache off (what the first listing after a write pays): p50/p99 of 50 runs, in ms.
+ */
+function queryTimes(file: string, userId: string) {
+  const db = openDatabase(file)
+  const service = createRecordsService({
+    validator: compileCheck,
+    db,
+    events: { emit: () => undefined as never },
+    now: Date.now,
+    listCache: false,
+  })
+  const timed = (fn: () => unknown) => {
+    const samples: number[] = []
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now()
+      fn()
+      samples.push(performance.now() - started)
+    }
+    samples.sort((a, b) => a - b)
+    return { p50: round(samples[25] as number), p99: round(samples[49] as number) }
+  }
+  try {
+    return {
+      list: timed(() => service.list(userId, 'notes', { limit: 20 })),
+      search: timed(() => service.list(userId, 'notes', { search: WORD, limit: 20 })),
+    }
+  } finally {
+    db.close()
+  }
+}
+
+function countNotes(file: string, userId: string): number {
+  const db = openDatabase(file)
+  try {
+    return db.prepare('SELECT count(*) FROM notes WHERE user_id = ?').pluck().get(userId) as number
+  } finally {
+    db.close()
+  }
+}
+
+function sampleIds(file: string, userId: string): string[] {
+  const db = openDatabase(file)
+  try {
+    return db.prepare('SELECT id FROM notes WHERE user_id = ? AND seq % 1000 = 0 ORDER BY seq').pluck().all(userId) as string[]
+  } finally {
+    db.close()
+  }
+}
+
 const fileBytes = (path: string) => {
   try {
     return statSync(path).size
@@ -148,7 +201,10 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     await d.stop()
   }
 
-  const daemon = await startDaemon(env)
+  // HEARTH_BENCH_DATA_DIR keeps the seeded folder between runs (seeding 1,000,000 notes takes minutes).
+  const kept = process.env.HEARTH_BENCH_DATA_DIR
+  if (kept) mkdirSync(kept, { recursive: true })
+  const daemon = await startDaemon(kept ? { ...env, HEARTH_DATA_DIR: kept } : env)
   const out: Record<string, number | string> = {}
   let bare: Awaited<ReturnType<typeof startScript>> | undefined
   try {
@@ -158,15 +214,21 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     const headers = { authorization: `Bearer ${key}` }
 
     const file = databasePath(daemon.dataDir)
+    const have = countNotes(file, userId)
     const before = fileBytes(file)
-    const seeded = seedNotes(file, userId, NOTES)
-    const perThousandKiB = (fileBytes(file) - before) / (NOTES / 1000) / 1024
+    const seeded = have >= NOTES ? { seconds: 0, ids: sampleIds(file, userId) } : seedNotes(file, userId, NOTES - have)
+    // Growth per note seeded in this run; a kept folder already seeded: its whole size per note.
+    const perThousandKiB =
+      have >= NOTES ? fileBytes(file) / (have / 1000) / 1024 : (fileBytes(file) - before) / ((NOTES - have) / 1000) / 1024
     const noteId = seeded.ids[Math.floor(seeded.ids.length / 2)] as string
+    const queries = queryTimes(file, userId)
 
     const api = `${daemon.url}/api/v1`
-    const sample = await (await fetch(`${api}/notes/${noteId}`, { headers })).text()
+    // After a long seed the server may have closed the idle kept-alive socket just as it is reused: ask again once.
+    const once = (url: string) => fetch(url, { headers }).catch(() => fetch(url, { headers }))
+    const sample = await (await once(`${api}/notes/${noteId}`)).text()
     if (!sample.startsWith('{"data"')) throw new Error(`GET /notes/:id answered ${sample.slice(0, 200)}`)
-    const hits = ((await (await fetch(`${api}/notes?search=${WORD}`, { headers })).json()) as { meta: { total: number } }).meta.total
+    const hits = ((await (await once(`${api}/notes?search=${WORD}`)).json()) as { meta: { total: number } }).meta.total
     bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), [sample])
     await new Promise((r) => setTimeout(r, 2000))
     const bareRss = await rssMb(Number(bare.pid))
@@ -216,6 +278,8 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       'idle RSS vs bare (aim <= 1.15)': round(idleRss / bareRss),
       'GET /notes?limit=20 p99 ms, 1 conn (aim < 5)': list1.p99,
       [`GET /notes?search=${WORD} p99 ms, 1 conn, ${hits} hits (aim < 15)`]: search1.p99,
+      'list query in-process, no cache, p50 / p99 ms': `${queries.list.p50} / ${queries.list.p99}`,
+      'search query in-process, no cache, p50 / p99 ms': `${queries.search.p50} / ${queries.search.p99}`,
       'DB KiB per 1,000 notes (was 1,277)': Math.round(perThousandKiB),
       [`seed ${NOTES} notes via SQLite s`]: round(seeded.seconds, 1),
       'errors + non-2xx (all loads)': errors,
