@@ -21,6 +21,8 @@ export interface Daemon {
   dataDir: string
   /** Milliseconds from spawn to the first 200 of /api/v1/health. */
   startupMs: number
+  /** CPU milliseconds (user + system) the process had used by then (/proc, clock ticks of 10 ms). */
+  startupCpuMs: number
   stop(): Promise<void>
 }
 
@@ -31,11 +33,11 @@ export const DAEMON_ENTRY = join(
 )
 
 /** Starts the daemon as `npm start` would, as its own process (node directly, so its PID is the server's). */
-export async function startDaemon(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Daemon> {
+export async function startDaemon(env: Record<string, string> = {}, nodeArgs: string[] = [], entry = DAEMON_ENTRY): Promise<Daemon> {
   const port = await freePort()
   const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'hearth-bench-'))
   const started = performance.now()
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, DAEMON_ENTRY], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
       ...process.env,
       HEARTH_DATA_DIR: dataDir,
@@ -57,11 +59,15 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
     await new Promise((r) => setTimeout(r, 5))
   }
   const startupMs = performance.now() - started
+  // CPU the process used to get there (user + system, all threads): steadier than wall time on a busy machine.
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  const startupCpuMs = (Number(stat[11]) + Number(stat[12])) * 10
   return {
     url,
     pid: child.pid as number,
     dataDir,
     startupMs,
+    startupCpuMs,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve())

@@ -17,23 +17,12 @@ import { compileCheck } from '../../core/validation.js'
 import { createRecordsService } from '../../plugins/records/service.js'
 import { ownerWithKey, ROOT, rssMb, startDaemon, startScript } from './harness.js'
 import { loadGenerator, medianRps, type Shot, shoot } from './load.js'
+import { rng, vocabulary, WORD } from './records.js'
 
 const NOTES = Number(process.env.HEARTH_BENCH_NOTES ?? 100_000)
-const ROUNDS = 3
-const SECONDS = 3
-/** The searched word, planted in 1% of the notes (a realistic, selective query). */
-const WORD = 'quarterly'
+const ROUNDS = 7
+const SECONDS = 2
 const RATE_LIMIT = '1000000000'
-
-function rng(seed: number) {
-  let s = seed >>> 0
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0
-    return s / 2 ** 32
-  }
-}
-
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'ber', 'gon', 'vel', 'dra', 'pin', 'sol', 'mar', 'tek', 'und']
 
 /**
  * The fast path: plain INSERTs in transactions of 10,000 (the FTS trigger
@@ -42,12 +31,7 @@ const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'ber', 'gon', 'vel
  */
 export function seedNotes(file: string, userId: string, count: number): { seconds: number; ids: string[] } {
   const random = rng(42)
-  const words = new Set<string>()
-  while (words.size < 3000) {
-    const n = 1 + Math.floor(random() * 3)
-    words.add(Array.from({ length: n }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join(''))
-  }
-  const vocab = [...words]
+  const vocab = vocabulary(random)
   const word = () => vocab[Math.floor(vocab.length * random() ** 3)] as string
   const sentence = (n: number) => Array.from({ length: n }, word).join(' ')
   const db = openDatabase(file)
@@ -195,9 +179,11 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
   const firstStart = first.startupMs
   await first.stop()
   const starts: number[] = []
+  const startCpu: number[] = []
   for (let i = 0; i < 5; i++) {
     const d = await startDaemon({ ...env, HEARTH_DATA_DIR: first.dataDir })
     starts.push(d.startupMs)
+    startCpu.push(d.startupCpuMs)
     await d.stop()
   }
 
@@ -272,6 +258,7 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       'SQLite alone, same INSERT + FTS, 1 per tx /s': alone.perTx1,
       'SQLite alone, 16 per tx /s': alone.perTx16,
       'node start -> /health 200 ms, restart, median of 5 (aim < 250)': Math.round(median(starts)),
+      'restart CPU ms used by then (user + system), median of 5': median(startCpu),
       'first start (creates data folder + schema) ms': Math.round(firstStart),
       'idle RSS MB after start': idleRss,
       'bare Fastify idle RSS MB': bareRss,

@@ -12,7 +12,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ownerWithKey, startDaemon } from './harness.js'
+import { ownerWithKey, ROOT, startDaemon } from './harness.js'
 import { shoot } from './load.js'
 import { seedNotes } from './perf.js'
 import { databasePath } from '../../core/db/sqlite.js'
@@ -109,7 +109,12 @@ async function main() {
   const which = process.argv[2] ?? 'byid'
   const seconds = Number(process.argv[3] ?? 10)
   const dir = mkdtempSync(join(tmpdir(), 'hearth-prof-'))
-  const daemon = await startDaemon({ HEARTH_RATE_LIMIT: '1000000000' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
+  // The unbundled build: its frames keep their file names, which is how samples find their layer.
+  const daemon = await startDaemon(
+    { HEARTH_RATE_LIMIT: '1000000000' },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    join(ROOT, 'dist/core/main.js'),
+  )
   try {
     const { key, userId } = await ownerWithKey(daemon.url, 'agent')
     const headers = { authorization: `Bearer ${key}` }

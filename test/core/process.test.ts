@@ -32,6 +32,19 @@ function start(env: Record<string, string>) {
   return { child, exited, output: () => output }
 }
 
+/** Creates the owner once the daemon answers (it may still be starting) and returns an access token. */
+async function ownerToken(base: string): Promise<string> {
+  let setup: Response | undefined
+  for (let i = 0; i < 100 && !setup; i++) {
+    setup = await fetch(`${base}/auth/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'o@example.test', password: 'long enough pw' }),
+    }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)))
+  }
+  return ((await setup?.json()) as { data: { accessToken: string } }).data.accessToken
+}
+
 t.test('npm start serves /health on its port and drains on SIGTERM', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -90,15 +103,7 @@ t.test('SIGTERM while a write is in flight: the write completes and is on disk',
     } catch {}
   })
   const base = `http://127.0.0.1:${port}/api/v1`
-  let setup: Response | undefined
-  for (let i = 0; i < 100 && !setup; i++) {
-    setup = await fetch(`${base}/auth/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'o@example.test', password: 'long enough pw' }),
-    }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)))
-  }
-  const token = ((await setup?.json()) as { data: { accessToken: string } }).data.accessToken
+  const token = await ownerToken(base)
   const write = fetch(`${base}/hello/greetings?delay_ms=500`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -126,15 +131,7 @@ t.test('kill -9 under concurrent writes: every acknowledged create is on disk', 
     } catch {}
   })
   const base = `http://127.0.0.1:${port}/api/v1`
-  let setup: Response | undefined
-  for (let i = 0; i < 100 && !setup; i++) {
-    setup = await fetch(`${base}/auth/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'o@example.test', password: 'long enough pw' }),
-    }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)))
-  }
-  const token = ((await setup?.json()) as { data: { accessToken: string } }).data.accessToken
+  const token = await ownerToken(base)
   const acknowledged: string[] = []
   let killed = false
   // 16 writers (group commit batches them), each writing until the process is gone.
