@@ -6,6 +6,7 @@ import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
 import { builtinPlugins } from './builtin-plugins.js'
 import { type ConfigSources, type CoreConfig, collectSources, loadCoreConfig } from './config.js'
+import { installGroupCommit } from './db/group-commit.js'
 import { closeDatabase } from './db/sqlite.js'
 import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
@@ -21,7 +22,12 @@ import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
 import { compileCheck, installValidators } from './validation.js'
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+/** Set by the bundle (esbuild define), which carries no package.json; the unbundled build reads it. */
+declare const HEARTH_BUNDLED_VERSION: string | undefined
+export const VERSION: string =
+  typeof HEARTH_BUNDLED_VERSION === 'string'
+    ? HEARTH_BUNDLED_VERSION
+    : JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
 
 export interface BuildOptions {
   /** Environment-like settings; default process.env. HEARTH_DATA_DIR selects the data folder. */
@@ -89,6 +95,7 @@ async function assemble(
 
   installValidators(app)
   installErrorHandling(app)
+  installGroupCommit(app, services.groupCommit)
   services.metrics.install(app, services.authenticate)
   const defaultJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
@@ -99,12 +106,14 @@ async function assemble(
     body === '' ? done(null, undefined) : defaultJson(req, body as string, done),
   )
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: an async one costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     reply.header('x-svc-version', VERSION)
     reply.header('x-svc-tier', config.tier)
     const source = request.headers['x-svc-source']
     request.svcSource = typeof source === 'string' && source.length <= 64 ? source : null
+    done()
   })
 
   const tags = new Map<string, string>()
@@ -209,5 +218,6 @@ async function releaseServices(app: FastifyInstance, services: Services): Promis
     }
   }
   await services.hal.close()
+  services.groupCommit.flush()
   closeDatabase(services.db)
 }

@@ -36,7 +36,17 @@ export type CoreErrorCode = keyof typeof errorCatalogue
 export type ErrorCode = CoreErrorCode | (string & {})
 export type ErrorDetails = Record<string, unknown>
 
-const registry = new Map<string, ErrorEntry>(Object.entries(errorCatalogue))
+/**
+ * Shared by every copy of this module in the process: the daemon runs as a
+ * bundle while third-party plugins import hearth/plugin-api from dist/, and
+ * both must see the codes plugins define.
+ */
+const shared = globalThis as { [key: symbol]: unknown }
+const registry = (shared[Symbol.for('hearth.errorRegistry')] ??= new Map<string, ErrorEntry>(Object.entries(errorCatalogue))) as Map<
+  string,
+  ErrorEntry
+>
+const HTTP_ERROR = Symbol.for('hearth.HttpError')
 
 /** An error the API answers as `{ error: { code, message, details? } }`. */
 export class HttpError extends Error {
@@ -55,6 +65,13 @@ export class HttpError extends Error {
     this.statusCode = entry.status
     if (details) this.details = details
     if (headers) this.headers = headers
+    Object.defineProperty(this, HTTP_ERROR, { value: true })
+  }
+
+  /** `instanceof HttpError` holds for an HttpError of another copy of this module (a plugin's, beside the bundle). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== HttpError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[HTTP_ERROR] === true
   }
 }
 

@@ -67,11 +67,22 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
     ...metrics,
     registry,
     install(app, authenticate) {
-      app.addHook('onResponse', async (request, reply) => {
+      // Each series' child resolved once: prom-client hashes a label object on every inc/observe otherwise.
+      const counted = new Map<string, ReturnType<typeof requests.labels>>()
+      const timed = new Map<string, ReturnType<typeof latency.labels>>()
+      app.addHook('onResponse', (request, reply, done) => {
         // The route pattern, never the raw URL: one series per route, whatever the ids.
         const route = request.routeOptions.url ?? 'unmatched'
-        requests.inc({ method: request.method, route, status: String(reply.statusCode) })
-        latency.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+        const series = `${request.method} ${route}`
+        const status = reply.statusCode
+        const key = `${series} ${status}`
+        let count = counted.get(key)
+        if (!count) counted.set(key, (count = requests.labels(request.method, route, String(status))))
+        count.inc()
+        let time = timed.get(series)
+        if (!time) timed.set(series, (time = latency.labels(request.method, route)))
+        time.observe(reply.elapsedTime / 1000)
+        done()
       })
       app.get('/metrics', { config: { auth: false, envelope: 'none' }, schema: { hide: true } }, async (request, reply) => {
         if (!LOOPBACK.test(request.ip)) {

@@ -7,6 +7,7 @@ import { createTokens } from './auth/tokens.js'
 import { createUsers } from './auth/users.js'
 import { type CacheOptions, createCache, type TtlCache } from './cache.js'
 import type { ConfigSources, CoreConfig } from './config.js'
+import { createGroupCommit } from './db/group-commit.js'
 import { migrate, readMigrations } from './db/migrate.js'
 import { backupDatabase, databasePath, openDatabase } from './db/sqlite.js'
 import { createMetrics } from './metrics.js'
@@ -68,6 +69,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     config,
     sources,
     db,
+    groupCommit: createGroupCommit(db),
     metrics,
     events,
     scheduler,

@@ -63,11 +63,55 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart === 'body' ? strictAjv : coercingAjv, schema))
 
   const factory = SerializerSelector()({}, {})
+  type Route = Parameters<typeof factory>[0]
+  const compile = (route: Route) => factory(route) as Serialize
   app.setSerializerCompiler((route) => {
-    let serialize: ((data: unknown) => string) | undefined
+    let serialize: Serialize | undefined
     return (data: unknown) => {
-      serialize ??= factory(route as Parameters<typeof factory>[0]) as (data: unknown) => string
+      serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route)
       return serialize(data)
     }
   })
+}
+
+type Serialize = (data: unknown) => string
+type ObjectSchema = {
+  type?: unknown
+  required?: string[]
+  properties?: Record<string, ObjectSchema>
+  items?: ObjectSchema
+  anyOf?: ObjectSchema[]
+}
+
+/**
+ * A list whose items are a union of object schemas (a record or its compact
+ * form): fast-json-stringify picks a union's branch by running Ajv on every
+ * item, which cost a fifth of a list request. Here each branch gets its own
+ * serializer and a page goes to the first branch whose required properties
+ * every item has (a few `in` checks); a page no branch fits takes the
+ * general serializer, as before.
+ */
+function listOfUnionSerializer<R extends { schema?: unknown }>(route: R, compile: (route: R) => Serialize): Serialize | undefined {
+  const schema = route.schema as ObjectSchema
+  const branches = schema.properties?.data?.items?.anyOf
+  if (!branches?.length || !branches.every((b) => b.type === 'object' && Array.isArray(b.required))) return undefined
+  const data = schema.properties?.data as ObjectSchema
+  const perBranch = branches.map((branch) => {
+    let serialize: Serialize | undefined
+    const required = branch.required as string[]
+    return {
+      fits: (items: unknown[]) => items.every((item) => typeof item === 'object' && item !== null && required.every((key) => key in item)),
+      serialize: (page: unknown) =>
+        (serialize ??= compile({
+          ...route,
+          schema: { ...schema, properties: { ...schema.properties, data: { ...data, items: branch } } },
+        }))(page),
+    }
+  })
+  let general: Serialize | undefined
+  return (page) => {
+    const items = (page as { data?: unknown } | null)?.data
+    const branch = Array.isArray(items) ? perBranch.find((b) => b.fits(items)) : undefined
+    return branch ? branch.serialize(page) : (general ??= compile(route))(page)
+  }
 }

@@ -53,6 +53,7 @@ export interface GuardDeps {
 export function createGuard(deps: GuardDeps, guards: Readonly<RouteGuards>): onRequestAsyncHookHandler {
   const scope = guards.scope ?? 'general'
   const needsUser = guards.userContext !== false
+  const kinds = [...new Set((guards.requires ?? []).map((capability) => capability.split('.')[0] as string))]
   return async function guard(request: FastifyRequest, reply: FastifyReply) {
     const auth = await deps.authenticate(request.headers)
     request.auth = auth
@@ -68,6 +69,8 @@ export function createGuard(deps: GuardDeps, guards: Readonly<RouteGuards>): onR
     }
     if (!roleAllows(auth, guards.role)) throw new HttpError('FORBIDDEN')
     if (guards.tier === 'pro' && auth.tier !== 'pro') throw new HttpError('FEATURE_NOT_AVAILABLE')
+    // A driver still being detected (start-up probes run in the background) is waited for.
+    if (kinds.length) await Promise.all(kinds.map((kind) => deps.hal.settled(kind)))
     checkRequirements(deps.hal, guards.requires)
   }
 }

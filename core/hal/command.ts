@@ -22,10 +22,19 @@ export interface RunResult {
 export type CommandRunner = (cmd: string, args: readonly string[], opts?: RunOptions) => Promise<RunResult>
 
 /** Raised when the tool itself is not installed (ENOENT), so a driver can say "not supported". */
+const TOOL_MISSING = Symbol.for('hearth.ToolMissingError')
+
 export class ToolMissingError extends Error {
   constructor(readonly tool: string) {
     super(`${tool} is not installed`)
     this.name = 'ToolMissingError'
+    Object.defineProperty(this, TOOL_MISSING, { value: true })
+  }
+
+  /** Holds across copies of this module (a plugin's driver beside the bundle), as HttpError does. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== ToolMissingError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[TOOL_MISSING] === true
   }
 }
 

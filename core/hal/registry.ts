@@ -29,6 +29,8 @@ export interface Hal {
   configure(kind: string, settings: Record<string, unknown>): void
   /** Probes every driver of the kind and swaps in the best supported one. Serialised per kind. */
   detect(kind: string): Promise<DetectResult>
+  /** Settles when `kind` has been detected: waits for detections under way, starts one if there never was any. */
+  settled(kind: string): Promise<unknown>
   /** The active driver of a kind, or null. */
   active<T extends DriverInstance>(kind: string): ActiveDriver<T> | null
   /**
@@ -61,6 +63,8 @@ interface Slot {
   active: (ActiveDriver & { leases: number; drained?: () => void }) | null
   lastProbe: Map<string, ProbeResult>
   queue: Promise<unknown>
+  /** Detections queued and not yet ended. */
+  pending: number
 }
 
 export function createHal(opts: HalOptions): Hal {
@@ -69,7 +73,7 @@ export function createHal(opts: HalOptions): Hal {
   const slot = (kind: string): Slot => {
     let s = slots.get(kind)
     if (!s) {
-      s = { modules: [], settings: {}, active: null, lastProbe: new Map(), queue: Promise.resolve() }
+      s = { modules: [], settings: {}, active: null, lastProbe: new Map(), queue: Promise.resolve(), pending: 0 }
       slots.set(kind, s)
     }
     return s
@@ -152,17 +156,26 @@ export function createHal(opts: HalOptions): Hal {
     },
     detect(kind) {
       const s = slot(kind)
-      const next = s.queue.then(() => swap(kind))
+      s.pending++
+      const next = s.queue.then(() => swap(kind)).finally(() => s.pending--)
       s.queue = next.catch(() => undefined)
       return next
+    },
+    settled(kind) {
+      const s = slots.get(kind)
+      if (!s) return Promise.resolve()
+      // Never detected and nothing under way (a plugin defers its start-up probe): detect now.
+      if (!s.active && s.lastProbe.size === 0 && s.pending === 0 && s.modules.length) return hal.detect(kind).catch(() => undefined)
+      return s.queue
     },
     active<T extends DriverInstance>(kind: string) {
       return (slots.get(kind)?.active ?? null) as ActiveDriver<T> | null
     },
     async with<T extends DriverInstance, R>(kind: string, fn: (driver: T, active: ActiveDriver<T>) => Promise<R>) {
       const slot = slots.get(kind)
-      // A kind nobody detected yet is detected on first use: start-up need not probe tools no request needs.
-      if (slot && !slot.active && slot.lastProbe.size === 0 && slot.modules.length) await hal.detect(kind)
+      // A detection under way (started in the background at start) is waited for; a kind nobody
+      // detected yet is detected on first use: start-up need not probe tools no request needs.
+      if (slot && !slot.active && slot.modules.length) await hal.settled(kind)
       const active = slot?.active
       if (!active) throw new HttpError('SERVICE_UNAVAILABLE', `No ${kind} driver is available`)
       active.leases++

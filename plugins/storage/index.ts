@@ -26,10 +26,20 @@ export default definePlugin(
     api.hal.register(linuxBasic)
     api.hal.register(mdadm)
     api.hal.configure('storage', { includeLoopDevices: api.config.includeLoopDevices, toolTimeoutMs: api.config.toolTimeoutMs })
-    const detected = await api.hal.detect('storage')
-    api.log.info({ provider: detected.current }, 'storage driver selected')
+    // Probing runs the disk tools (lsblk, smartctl, mdadm): once the server listens, so the daemon
+    // answers sooner; a storage request before it ends waits for it (hal.settled, hal.with).
+    let detecting = false
+    app.addHook('onListen', (done) => {
+      detecting = true
+      api.hal
+        .settled('storage')
+        .then(() => api.log.info({ provider: api.hal.active('storage')?.name ?? null }, 'storage driver selected'))
+        .finally(() => (detecting = false))
+      done()
+    })
 
     api.health.register('storage', () => {
+      if (detecting && !api.hal.active('storage')) return { status: 'degraded', message: 'detecting the storage driver' }
       const active = api.hal.active('storage')
       if (!active) return { status: 'unavailable', message: 'no storage driver is supported (is lsblk installed?)' }
       return { status: 'ok', message: `provider ${active.name}` }

@@ -85,7 +85,9 @@ export function createStorageService(api: Api) {
         }
       }),
 
-    capabilities() {
+    async capabilities() {
+      // The start-up detection runs in the background: answer from its result, not before it.
+      await api.hal.settled('storage')
       const active = api.hal.active('storage')
       const flags: Record<string, boolean> = Object.fromEntries(STORAGE_CAPABILITIES.map((c) => [c, false]))
       Object.assign(flags, api.hal.capabilities('storage'))

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,15 +21,23 @@ export interface Daemon {
   dataDir: string
   /** Milliseconds from spawn to the first 200 of /api/v1/health. */
   startupMs: number
+  /** CPU milliseconds (user + system) the process had used by then (/proc, clock ticks of 10 ms). */
+  startupCpuMs: number
   stop(): Promise<void>
 }
 
-/** Starts the compiled daemon as its own process (node directly, so its PID is the server's). */
-export async function startDaemon(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Daemon> {
+/** The file `npm start` runs (package.json scripts.start is `node <file>`): the bench starts what users start. */
+export const DAEMON_ENTRY = join(
+  ROOT,
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^node\s+/, ''),
+)
+
+/** Starts the daemon as `npm start` would, as its own process (node directly, so its PID is the server's). */
+export async function startDaemon(env: Record<string, string> = {}, nodeArgs: string[] = [], entry = DAEMON_ENTRY): Promise<Daemon> {
   const port = await freePort()
   const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'hearth-bench-'))
   const started = performance.now()
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/core/main.js')], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
       ...process.env,
       HEARTH_DATA_DIR: dataDir,
@@ -51,11 +59,15 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
     await new Promise((r) => setTimeout(r, 5))
   }
   const startupMs = performance.now() - started
+  // CPU the process used to get there (user + system, all threads): steadier than wall time on a busy machine.
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  const startupCpuMs = (Number(stat[11]) + Number(stat[12])) * 10
   return {
     url,
     pid: child.pid as number,
     dataDir,
     startupMs,
+    startupCpuMs,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve())
@@ -65,10 +77,10 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
 }
 
 /** Starts any script as a server process that prints its port on stdout. */
-export async function startScript(script: string, args: string[] = []): Promise<{ url: string; stop(): void }> {
+export async function startScript(script: string, args: string[] = []): Promise<{ url: string; pid: number; stop(): void }> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve) => child.stdout?.once('data', (d) => resolve(Number(String(d).trim()))))
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') }
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid as number, stop: () => child.kill('SIGTERM') }
 }
 
 export interface Load {
@@ -111,13 +123,12 @@ export async function ownerWithKey(
   url: string,
   scope: 'agent' | 'system' = 'agent',
 ): Promise<{ token: string; key: string; userId: string }> {
-  const session = await json<{ accessToken: string; user: { id: string } }>(
-    await fetch(`${url}/api/v1/auth/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.test', password: 'bench password' }),
-    }),
-  )
+  const credentials = JSON.stringify({ email: 'bench@example.test', password: 'bench password' })
+  const post = (path: string) =>
+    fetch(`${url}/api/v1/auth/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentials })
+  // A data folder kept from an earlier run (HEARTH_BENCH_DATA_DIR) has its owner already: sign in.
+  const setup = await post('setup')
+  const session = await json<{ accessToken: string; user: { id: string } }>(setup.status === 409 ? await post('login') : setup)
   const created = await json<{ key: string }>(
     await fetch(`${url}/api/v1/admin/api-keys`, {
       method: 'POST',

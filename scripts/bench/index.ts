@@ -14,6 +14,7 @@ const suites: Record<string, string> = {
   mcp: 'benchMcp',
   dav: 'benchDav',
   semantic: 'benchSemantic',
+  perf: 'benchPerf',
 }
 
 const wanted = process.argv.slice(2)

@@ -17,10 +17,10 @@ const NOTES = 100_000
 const CONTACTS = 20_000
 const EVENTS = 20_000
 /** The searched word, planted in 1% of the notes (a realistic, selective query). */
-const WORD = 'quarterly'
+export const WORD = 'quarterly'
 
 /** Deterministic pseudo-random numbers, so every run seeds the same text. */
-function rng(seed: number) {
+export function rng(seed: number) {
   let s = seed >>> 0
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0
@@ -30,7 +30,7 @@ function rng(seed: number) {
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'ber', 'gon', 'vel', 'dra', 'pin', 'sol', 'mar', 'tek', 'und']
 
-function vocabulary(random: () => number, size = 3000): string[] {
+export function vocabulary(random: () => number, size = 3000): string[] {
   const words = new Set<string>()
   while (words.size < size) {
     const n = 1 + Math.floor(random() * 3)

@@ -24,6 +24,8 @@ t.test('/metrics: requests by route pattern, latency, database size, drivers, DN
   await dnsApi(app, o.token).zone('home.test')
   await dig(port, 'nothing.home.test', 'A')
   await dig(port, 'home.test', 'SOA')
+  // The storage driver is detected once the server listens or on first use (inject does not listen).
+  await app.inject({ method: 'GET', url: '/api/v1/hal/storage/status', headers: auth(o.token) })
 
   const res = await app.inject({ method: 'GET', url: '/metrics' })
   t.equal(res.statusCode, 200, 'loopback reads without a token')

@@ -32,6 +32,19 @@ function start(env: Record<string, string>) {
   return { child, exited, output: () => output }
 }
 
+/** Creates the owner once the daemon answers (it may still be starting) and returns an access token. */
+async function ownerToken(base: string): Promise<string> {
+  let setup: Response | undefined
+  for (let i = 0; i < 100 && !setup; i++) {
+    setup = await fetch(`${base}/auth/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'o@example.test', password: 'long enough pw' }),
+    }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)))
+  }
+  return ((await setup?.json()) as { data: { accessToken: string } }).data.accessToken
+}
+
 t.test('npm start serves /health on its port and drains on SIGTERM', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -90,15 +103,7 @@ t.test('SIGTERM while a write is in flight: the write completes and is on disk',
     } catch {}
   })
   const base = `http://127.0.0.1:${port}/api/v1`
-  let setup: Response | undefined
-  for (let i = 0; i < 100 && !setup; i++) {
-    setup = await fetch(`${base}/auth/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'o@example.test', password: 'long enough pw' }),
-    }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)))
-  }
-  const token = ((await setup?.json()) as { data: { accessToken: string } }).data.accessToken
+  const token = await ownerToken(base)
   const write = fetch(`${base}/hello/greetings?delay_ms=500`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -113,6 +118,51 @@ t.test('SIGTERM while a write is in flight: the write completes and is on disk',
   const db = new Database(join(dataDir, 'hearth.db'), { readonly: true })
   t.same(db.prepare('SELECT text FROM hello_greetings').all(), [{ text: 'written while stopping' }], 'the write is on disk')
   db.close()
+})
+
+t.test('kill -9 under concurrent writes: every acknowledged create is on disk', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const port = await freePort()
+  const proc = start({ HEARTH_DATA_DIR: dataDir, HEARTH_PORT: String(port), HEARTH_HOST: '127.0.0.1', HEARTH_DNS_PORT: '0' })
+  t.teardown(() => {
+    try {
+      process.kill(-(proc.child.pid as number), 'SIGKILL')
+    } catch {}
+  })
+  const base = `http://127.0.0.1:${port}/api/v1`
+  const token = await ownerToken(base)
+  const acknowledged: string[] = []
+  let killed = false
+  // 16 writers (group commit batches them), each writing until the process is gone.
+  const writer = async (w: number) => {
+    for (let i = 0; !killed; i++) {
+      try {
+        const res = await fetch(`${base}/notes`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ content: `writer ${w} note ${i}` }),
+        })
+        if (res.status !== 201) return
+        acknowledged.push(((await res.json()) as { data: { id: string } }).data.id)
+      } catch {
+        return // connection reset: the process died with this request unanswered
+      }
+    }
+  }
+  const writers = Array.from({ length: 16 }, (_, w) => writer(w))
+  while (acknowledged.length < 300) await new Promise((r) => setTimeout(r, 5))
+  process.kill(-(proc.child.pid as number), 'SIGKILL')
+  killed = true
+  await Promise.all(writers)
+  await proc.exited
+  const { default: Database } = await import('better-sqlite3')
+  const db = new Database(join(dataDir, 'hearth.db'))
+  const stored = new Set((db.prepare('SELECT id FROM notes').pluck().all() as string[]).filter(Boolean))
+  db.close()
+  const missing = acknowledged.filter((id) => !stored.has(id))
+  t.ok(acknowledged.length >= 300, `${acknowledged.length} creates acknowledged before the kill`)
+  t.same(missing, [], 'no acknowledged create is lost')
 })
 
 t.test('a bad configuration value stops the start with one clear line', async (t) => {

@@ -10,6 +10,8 @@ t.test('detect-provider swaps drivers under running traffic: no request fails, i
   for (const key of [LSBLK, DF]) runner.table[key] = { ...(runner.table[key] as object), delayMs: 40 }
   const app = await build(t, { run: runner })
   const { token } = await owner(app)
+  // The start-up detection runs once the server listens (inject does not listen): settle it first, before md appears.
+  t.equal((await app.inject({ method: 'GET', url: `${base}/capabilities`, headers: auth(token) })).json().data.provider, 'linux-basic')
 
   interface Outcome {
     url: string

@@ -1,0 +1,284 @@
+/**
+ * Issue 11's table from one run, as a client sees it: the daemon started the
+ * way `npm start` starts it, in its own process; load from a separate process
+ * (wrk, keep-alive) with an agent API key on the real routes; a bare Fastify
+ * server answering the same note JSON, loaded in the same run, alternating
+ * A B A B. Notes are seeded straight through SQLite beside the running daemon.
+ *
+ *   npm run bench -- perf                      100,000 notes
+ *   HEARTH_BENCH_NOTES=1000000 npm run bench -- perf
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { databasePath, openDatabase } from '../../core/db/sqlite.js'
+import { compileCheck } from '../../core/validation.js'
+import { createRecordsService } from '../../plugins/records/service.js'
+import { ownerWithKey, ROOT, rssMb, startDaemon, startScript } from './harness.js'
+import { loadGenerator, medianRps, type Shot, shoot } from './load.js'
+import { rng, vocabulary, WORD } from './records.js'
+
+const NOTES = Number(process.env.HEARTH_BENCH_NOTES ?? 100_000)
+const ROUNDS = 7
+const SECONDS = 2
+const RATE_LIMIT = '1000000000'
+
+/**
+ * The fast path: plain INSERTs in transactions of 10,000 (the FTS trigger
+ * runs as for any write), deterministic text, ~100 words a note, one tag,
+ * 2% pinned; timestamps one second apart so orderings are stable.
+ */
+export function seedNotes(file: string, userId: string, count: number): { seconds: number; ids: string[] } {
+  const random = rng(42)
+  const vocab = vocabulary(random)
+  const word = () => vocab[Math.floor(vocab.length * random() ** 3)] as string
+  const sentence = (n: number) => Array.from({ length: n }, word).join(' ')
+  const db = openDatabase(file)
+  const insert = db.prepare(
+    `INSERT INTO notes (id, user_id, title, content, content_format, tags, pinned, archived, source, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'markdown', ?, ?, 0, 'local', ?, ?)`,
+  )
+  const base = Date.parse('2025-01-01T00:00:00Z')
+  const ids: string[] = []
+  const started = performance.now()
+  const batch = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const id = randomUUID()
+      if (i % 1000 === 0) ids.push(id)
+      const at = new Date(base + i * 1000).toISOString()
+      const content = `${sentence(40)}${i % 100 === 0 ? ` ${WORD} ` : ' '}${sentence(60)}`
+      insert.run(id, userId, sentence(4), content, JSON.stringify([vocab[i % 20]]), i % 50 === 0 ? 1 : 0, at, at)
+    }
+  })
+  for (let i = 0; i < count; i += 10_000) batch(i, Math.min(count, i + 10_000))
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  return { seconds: (performance.now() - started) / 1000, ids }
+}
+
+/**
+ * SQLite alone on this machine: the statement the records store runs for a
+ * create (FTS trigger included), same pragmas, one transaction per note and
+ * then 16 per transaction (what group commit does with 16 connections).
+ */
+export function sqliteCreates(file: string, userId: string, seconds = 2): { perTx1: number; perTx16: number } {
+  const db = openDatabase(file)
+  const insert = db.prepare(
+    `INSERT INTO notes (id, user_id, title, content, content_format, tags, pinned, archived, custom_fields, source, created_at, updated_at, deleted_at)
+     VALUES (@id, @user_id, @title, @content, @content_format, @tags, @pinned, @archived, @custom_fields, @source, @created_at, @updated_at, @deleted_at)`,
+  )
+  const note = () => {
+    const at = new Date().toISOString()
+    return {
+      id: randomUUID(),
+      user_id: userId,
+      title: 'Bench',
+      content: '# Bench\nA note written under load with a few words of text.',
+      content_format: 'markdown',
+      tags: '["bench"]',
+      pinned: 0,
+      archived: 0,
+      custom_fields: null,
+      source: 'local',
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    }
+  }
+  const rate = (perTx: number) => {
+    const many = db.transaction(() => {
+      for (let i = 0; i < perTx; i++) insert.run(note())
+    })
+    let n = 0
+    const started = performance.now()
+    while (performance.now() - started < seconds * 1000) {
+      if (perTx === 1) insert.run(note())
+      else many()
+      n += perTx
+    }
+    return Math.round(n / ((performance.now() - started) / 1000))
+  }
+  try {
+    return { perTx1: rate(1), perTx16: rate(16) }
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * The list and search queries themselves, in-process through the records service with its
+ * list cache off (what the first listing after a write pays): p50/p99 of 50 runs, in ms.
+ */
+function queryTimes(file: string, userId: string) {
+  const db = openDatabase(file)
+  const service = createRecordsService({
+    validator: compileCheck,
+    db,
+    events: { emit: () => undefined as never },
+    now: Date.now,
+    listCache: false,
+  })
+  const timed = (fn: () => unknown) => {
+    const samples: number[] = []
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now()
+      fn()
+      samples.push(performance.now() - started)
+    }
+    samples.sort((a, b) => a - b)
+    return { p50: round(samples[25] as number), p99: round(samples[49] as number) }
+  }
+  try {
+    return {
+      list: timed(() => service.list(userId, 'notes', { limit: 20 })),
+      search: timed(() => service.list(userId, 'notes', { search: WORD, limit: 20 })),
+    }
+  } finally {
+    db.close()
+  }
+}
+
+function countNotes(file: string, userId: string): number {
+  const db = openDatabase(file)
+  try {
+    return db.prepare('SELECT count(*) FROM notes WHERE user_id = ?').pluck().get(userId) as number
+  } finally {
+    db.close()
+  }
+}
+
+function sampleIds(file: string, userId: string): string[] {
+  const db = openDatabase(file)
+  try {
+    return db.prepare('SELECT id FROM notes WHERE user_id = ? AND seq % 1000 = 0 ORDER BY seq').pluck().all(userId) as string[]
+  } finally {
+    db.close()
+  }
+}
+
+const fileBytes = (path: string) => {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+
+export async function benchPerf(): Promise<Record<string, number | string>> {
+  const generator = await loadGenerator()
+  console.log(`HEARTH_RATE_LIMIT=${RATE_LIMIT} set for the daemon (the default 6,000/min per token would stop a load test of one key)`)
+  console.log(`load: ${generator}, keep-alive, separate process; ${ROUNDS} alternating rounds of ${SECONDS} s; ${NOTES} notes`)
+  const env = { HEARTH_RATE_LIMIT: RATE_LIMIT }
+
+  // Start: spawn → first 200 of /api/v1/health. The first start creates the data folder, secrets
+  // and schema; the figure that counts is a restart of that folder (median of 5), as an appliance boots.
+  const first = await startDaemon(env)
+  const firstStart = first.startupMs
+  await first.stop()
+  const starts: number[] = []
+  const startCpu: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const d = await startDaemon({ ...env, HEARTH_DATA_DIR: first.dataDir })
+    starts.push(d.startupMs)
+    startCpu.push(d.startupCpuMs)
+    await d.stop()
+  }
+
+  // HEARTH_BENCH_DATA_DIR keeps the seeded folder between runs (seeding 1,000,000 notes takes minutes).
+  const kept = process.env.HEARTH_BENCH_DATA_DIR
+  if (kept) mkdirSync(kept, { recursive: true })
+  const daemon = await startDaemon(kept ? { ...env, HEARTH_DATA_DIR: kept } : env)
+  const out: Record<string, number | string> = {}
+  let bare: Awaited<ReturnType<typeof startScript>> | undefined
+  try {
+    await new Promise((r) => setTimeout(r, 2000))
+    const idleRss = await rssMb(daemon.pid)
+    const { key, userId } = await ownerWithKey(daemon.url, 'agent')
+    const headers = { authorization: `Bearer ${key}` }
+
+    const file = databasePath(daemon.dataDir)
+    const have = countNotes(file, userId)
+    const before = fileBytes(file)
+    const seeded = have >= NOTES ? { seconds: 0, ids: sampleIds(file, userId) } : seedNotes(file, userId, NOTES - have)
+    // Growth per note seeded in this run; a kept folder already seeded: its whole size per note.
+    const perThousandKiB =
+      have >= NOTES ? fileBytes(file) / (have / 1000) / 1024 : (fileBytes(file) - before) / ((NOTES - have) / 1000) / 1024
+    const noteId = seeded.ids[Math.floor(seeded.ids.length / 2)] as string
+    const queries = queryTimes(file, userId)
+
+    const api = `${daemon.url}/api/v1`
+    // After a long seed the server may have closed the idle kept-alive socket just as it is reused: ask again once.
+    const once = (url: string) => fetch(url, { headers }).catch(() => fetch(url, { headers }))
+    const sample = await (await once(`${api}/notes/${noteId}`)).text()
+    if (!sample.startsWith('{"data"')) throw new Error(`GET /notes/:id answered ${sample.slice(0, 200)}`)
+    const hits = ((await (await once(`${api}/notes?search=${WORD}`)).json()) as { meta: { total: number } }).meta.total
+    bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), [sample])
+    await new Promise((r) => setTimeout(r, 2000))
+    const bareRss = await rssMb(Number(bare.pid))
+
+    const byIdUrl = `${api}/notes/${noteId}`
+    const listUrl = `${api}/notes?limit=20`
+    const bareUrl = `${bare.url}/bare`
+    // Warm-up: JIT both servers and the SQLite page cache.
+    await shoot(byIdUrl, { connections: 64, seconds: 2, headers })
+    await shoot(listUrl, { connections: 64, seconds: 2, headers })
+    await shoot(bareUrl, { connections: 64, seconds: 2 })
+    const runs: Record<'bare' | 'byId' | 'list', Shot[]> = { bare: [], byId: [], list: [] }
+    for (let r = 0; r < ROUNDS; r++) {
+      runs.bare.push(await shoot(bareUrl, { connections: 64, seconds: SECONDS }))
+      runs.byId.push(await shoot(byIdUrl, { connections: 64, seconds: SECONDS, headers }))
+      runs.list.push(await shoot(listUrl, { connections: 64, seconds: SECONDS, headers }))
+    }
+    const writes = await shoot(`${api}/notes`, {
+      connections: 16,
+      seconds: 5,
+      headers: { ...headers, 'content-type': 'application/json' },
+      method: 'POST',
+      body: JSON.stringify({ content: '# Bench\nA note written under load with a few words of text.', tags: ['bench'] }),
+    })
+    const alone = sqliteCreates(file, userId)
+    const list1 = await shoot(listUrl, { connections: 1, seconds: 5, headers })
+    const search1 = await shoot(`${api}/notes?search=${WORD}`, { connections: 1, seconds: 5, headers })
+    const [bareRps, byIdRps, listRps] = [medianRps(runs.bare), medianRps(runs.byId), medianRps(runs.list)]
+    // Each round's ratio against the bare run just before it, then the median: a disturbed round moves one ratio, not all.
+    const ratio = (rs: Shot[]) => round(median(rs.map((s, i) => s.rps / (runs.bare[i] as Shot).rps)))
+    const errors = [...runs.bare, ...runs.byId, ...runs.list, writes, list1, search1].reduce((sum, s) => sum + s.errors, 0)
+
+    Object.assign(out, {
+      'GET /notes/:id req/s (64 conn)': byIdRps,
+      'bare Fastify same JSON req/s (64 conn)': bareRps,
+      'GET /notes/:id vs bare (aim >= 0.7)': ratio(runs.byId),
+      'GET /notes?limit=20 req/s (64 conn)': listRps,
+      'GET /notes?limit=20 vs bare by-id (aim >= 0.25)': ratio(runs.list),
+      'POST /notes creates/s (16 conn, 5 s; aim >= 5,400)': writes.rps,
+      'POST /notes p99 ms': writes.p99,
+      'SQLite alone, same INSERT + FTS, 1 per tx /s': alone.perTx1,
+      'SQLite alone, 16 per tx /s': alone.perTx16,
+      'node start -> /health 200 ms, restart, median of 5 (aim < 250)': Math.round(median(starts)),
+      'restart CPU ms used by then (user + system), median of 5': median(startCpu),
+      'first start (creates data folder + schema) ms': Math.round(firstStart),
+      'idle RSS MB after start': idleRss,
+      'bare Fastify idle RSS MB': bareRss,
+      'idle RSS vs bare (aim <= 1.15)': round(idleRss / bareRss),
+      'GET /notes?limit=20 p99 ms, 1 conn (aim < 5)': list1.p99,
+      [`GET /notes?search=${WORD} p99 ms, 1 conn, ${hits} hits (aim < 15)`]: search1.p99,
+      'list query in-process, no cache, p50 / p99 ms': `${queries.list.p50} / ${queries.list.p99}`,
+      'search query in-process, no cache, p50 / p99 ms': `${queries.search.p50} / ${queries.search.p99}`,
+      'DB KiB per 1,000 notes (was 1,277)': Math.round(perThousandKiB),
+      [`seed ${NOTES} notes via SQLite s`]: round(seeded.seconds, 1),
+      'errors + non-2xx (all loads)': errors,
+      'per-round req/s bare | by-id | list': [runs.bare, runs.byId, runs.list].map((rs) => rs.map((s) => s.rps).join('/')).join(' | '),
+    })
+  } finally {
+    bare?.stop()
+    await daemon.stop()
+  }
+  return out
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.table(await benchPerf())
+}
