@@ -134,7 +134,7 @@ async function assemble(
     secrets: services.secrets,
     dataDir: config.dataDir,
     now: services.now,
-    cache: (opts) => services.cache(opts),
+    cache: (opts) => services.cache(opts, plugin.manifest.name),
     validator: (schema) => compileCheck(schema),
     health: { register: (component, check) => services.health.set(component, check) },
     auth: { authenticate: services.authenticate, basic: services.basicAuth },

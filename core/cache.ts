@@ -10,6 +10,8 @@ export interface TtlCache<V> {
   delete(key: string): void
   clear(): void
   readonly size: number
+  /** Lookups answered from the cache, and those that were not (read by GET /metrics). */
+  readonly stats: { hits: number; misses: number }
 }
 
 export interface CacheOptions {
@@ -26,16 +28,18 @@ export function createCache<V>(opts: CacheOptions): TtlCache<V> {
   const inFlight = new Map<string, Promise<V>>()
   // Bumped by clear(): a computation started before a clear must not repopulate the cache.
   let generation = 0
+  const stats = { hits: 0, misses: 0 }
 
   const cache: TtlCache<V> = {
     get(key) {
       const hit = entries.get(key)
-      if (!hit) return undefined
-      if (hit.expires <= now()) {
-        entries.delete(key)
-        return undefined
+      if (hit && hit.expires > now()) {
+        stats.hits++
+        return hit.value
       }
-      return hit.value
+      if (hit) entries.delete(key)
+      stats.misses++
+      return undefined
     },
     set(key, value, ttlMs = opts.ttlMs) {
       entries.delete(key)
@@ -70,6 +74,7 @@ export function createCache<V>(opts: CacheOptions): TtlCache<V> {
     get size() {
       return entries.size
     },
+    stats,
   }
   return cache
 }

@@ -62,6 +62,26 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
       return res.ok
     },
   })
+  const caches: Array<{ owner: string; stats: { hits: number; misses: number } }> = []
+  metrics.register(
+    'counter',
+    'hearth_cache_requests_total',
+    'Lookups of the TTL caches (api.cache) by owner and result',
+    ['owner', 'result'],
+    () => {
+      const byOwner = new Map<string, { hits: number; misses: number }>()
+      for (const { owner, stats } of caches) {
+        const sum = byOwner.get(owner) ?? { hits: 0, misses: 0 }
+        sum.hits += stats.hits
+        sum.misses += stats.misses
+        byOwner.set(owner, sum)
+      }
+      return [...byOwner].flatMap(([owner, sum]) => [
+        { labels: { owner, result: 'hit' }, value: sum.hits },
+        { labels: { owner, result: 'miss' }, value: sum.misses },
+      ])
+    },
+  )
   const health = new Map<string, () => HealthReport | Promise<HealthReport>>()
   const closers: Array<() => Promise<void> | void> = []
 
@@ -86,9 +106,11 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     health,
     closers,
     now,
-    cache<V>(options: CacheOptions & { clearOn?: string[] }): TtlCache<V> {
+    /** A TTL cache of `owner` (a plugin's name), counted in hearth_cache_requests_total. */
+    cache<V>(options: CacheOptions & { clearOn?: string[] }, owner = 'core'): TtlCache<V> {
       const cache = createCache<V>({ now, ...options })
       for (const pattern of options.clearOn ?? []) events.on(pattern, () => cache.clear())
+      caches.push({ owner, stats: cache.stats })
       return cache
     },
     backup: (destination: string) => backupDatabase(db, destination),

@@ -67,3 +67,18 @@ t.test('/metrics from the network: admins only', async (t) => {
   t.equal((await app.inject({ method: 'GET', url: '/metrics', headers: auth(user.token), ...remote })).statusCode, 403)
   t.equal((await app.inject({ method: 'GET', url: '/metrics', headers: auth(o.token), ...remote })).statusCode, 200)
 })
+
+t.test('/metrics: cache hits and misses of the plugins’ TTL caches, by owner', async (t) => {
+  const app = await build(t)
+  const o = await owner(app)
+  // The storage plugin caches the disk list: the first read misses, the next ones hit.
+  for (let i = 0; i < 3; i++) {
+    const disks = await app.inject({ method: 'GET', url: '/api/v1/hal/storage/disks', headers: auth(o.token) })
+    t.equal(disks.statusCode, 200)
+  }
+  const caches = family(parse((await app.inject({ method: 'GET', url: '/metrics' })).body), 'hearth_cache_requests_total')
+  t.equal(caches?.type, 'COUNTER')
+  const count = (result: string) => Number(caches?.metrics.find((m) => m.labels?.owner === 'storage' && m.labels?.result === result)?.value)
+  t.ok(count('miss') >= 1, 'the cold read is a miss')
+  t.ok(count('hit') >= 2, 'the repeated reads are hits')
+})
