@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
@@ -17,7 +17,10 @@ t.test('scheduled backups run on HEARTH_BACKUP_CRON, keep HEARTH_BACKUP_KEEP, an
   const deadline = Date.now() + 20_000
   let names: string[] = []
   while (Date.now() < deadline) {
-    names = readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isFile() && !d.name.startsWith('.') ? [d.name] : []))
+    // The folder appears with the first scheduled run.
+    names = existsSync(dir)
+      ? readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isFile() && !d.name.startsWith('.') ? [d.name] : []))
+      : []
     if (
       names.length === 2 &&
       (await app.inject({ method: 'GET', url: '/api/v1/admin/backups', headers: auth(o.token) })).json().data.length === 2
