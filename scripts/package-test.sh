@@ -142,9 +142,10 @@ head -n 1 "$WORK/daemon.log" | node -e "JSON.parse(require('fs').readFileSync(0,
 say "the CLI beside the running daemon"
 hearth users list | tee "$WORK/users" | sed 's/^/  /'
 grep -q owner@example.test "$WORK/users" || fail "hearth users list does not show the owner"
-if hearth --help 2>&1 | grep -qw doctor; then
-  hearth doctor | sed 's/^/  /' || say "hearth doctor reported problems (exit $?): findings above"
-fi
+# Warnings are this CI machine's (no Caddy running, no Tailscale); a failure would be a false alarm
+# on a correct install (the daemon's own port, the package's folder modes), so none may appear.
+hearth doctor | sed 's/^/  /' || fail "hearth doctor found a failure on the installed package (findings above)"
+
 stop_daemon
 [ "$STATUS" -eq 0 ] || fail "the daemon exited $STATUS on SIGTERM"
 

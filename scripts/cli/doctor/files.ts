@@ -20,12 +20,13 @@ export function fileFindings(dataDir: string): Finding[] {
   const dir = statSync(dataDir)
   try {
     accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK)
-    if (dir.mode & 0o077)
+    // Group access is the Debian package's choice (0750 for the hearth group); other users never.
+    if (dir.mode & 0o007)
       out.push({
         check: 'data folder',
         status: 'warn',
         message: `${dataDir} is mode ${octal(dir.mode)}: other users can look inside`,
-        fix: `chmod 700 ${dataDir}`,
+        fix: `chmod o-rwx ${dataDir}`,
       })
     else out.push({ check: 'data folder', status: 'ok', message: `${dataDir} (mode ${octal(dir.mode)}, owner uid ${dir.uid})` })
   } catch {

@@ -23,7 +23,7 @@ export async function runDoctor(ctx: Context): Promise<Finding[]> {
       port: daemon?.port ?? config.port,
       protos: ['tcp'],
       purpose: 'the API',
-      expected: { pids: own, commands: [] },
+      expected: { pids: own, commands: [], ...(daemon ? { daemonPid: daemon.pid } : {}) },
       variable: 'HEARTH_PORT',
     },
     {

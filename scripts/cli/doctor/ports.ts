@@ -54,7 +54,7 @@ export interface PortCheck {
   protos: Array<'tcp' | 'udp'>
   /** What should serve it (for the message), and which commands or pids may hold it. */
   purpose: string
-  expected: { pids: number[]; commands: string[] }
+  expected: { pids: number[]; commands: string[]; daemonPid?: number }
   /** The variable that moves it. */
   variable: string
 }
@@ -90,8 +90,19 @@ export function portFindings(checks: PortCheck[]): Finding[] {
       continue
     }
     const who = held.map((s) => holders.get(s.inode) ?? { pid: null, command: null })
-    const names = [...new Set(who.map((h) => (h.pid ? `${h.command ?? '?'} (pid ${h.pid})` : 'an unknown process')))].join(', ')
-    const expected = who.every((h) => h.pid !== null && (c.expected.pids.includes(h.pid) || c.expected.commands.includes(h.command ?? '')))
+    // The running daemon's sockets can be unreadable here (a process given capabilities is not
+    // dumpable, so even its own user cannot read its /proc fds): its lock file names the port.
+    const lockHolds = c.expected.daemonPid !== undefined
+    const name = (h: { pid: number | null; command: string | null }) =>
+      h.pid
+        ? `${h.command ?? '?'} (pid ${h.pid})`
+        : lockHolds
+          ? `the Hearth daemon (pid ${c.expected.daemonPid}, its lock file)`
+          : 'an unknown process'
+    const names = [...new Set(who.map(name))].join(', ')
+    const expected = who.every((h) =>
+      h.pid === null ? lockHolds : c.expected.pids.includes(h.pid) || c.expected.commands.includes(h.command ?? ''),
+    )
     findings.push(
       expected
         ? { check, status: 'ok', message: `held by ${names} (${c.purpose})` }
