@@ -1,19 +1,11 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { freePort } from '../cli-process.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 
 function start(env: Record<string, string>) {
   // `npm start` as a user runs it; detached so the whole process group can be signalled.
@@ -32,6 +24,20 @@ function start(env: Record<string, string>) {
   return { child, exited, output: () => output }
 }
 
+/** `npm start` on a fresh data folder and a free loopback port; killed (whole group) and removed after the test. */
+async function startFresh(t: Test, env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const port = await freePort()
+  const proc = start({ HEARTH_DATA_DIR: dataDir, HEARTH_PORT: String(port), HEARTH_HOST: '127.0.0.1', HEARTH_DNS_PORT: '0', ...env })
+  t.teardown(() => {
+    try {
+      process.kill(-(proc.child.pid as number), 'SIGKILL')
+    } catch {}
+  })
+  return { proc, dataDir, port, base: `http://127.0.0.1:${port}/api/v1` }
+}
+
 /** Creates the owner once the daemon answers (it may still be starting) and returns an access token. */
 async function ownerToken(base: string): Promise<string> {
   let setup: Response | undefined
@@ -46,22 +52,8 @@ async function ownerToken(base: string): Promise<string> {
 }
 
 t.test('npm start serves /health on its port and drains on SIGTERM', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const port = await freePort()
   const dnsPort = await freePort()
-  const proc = start({
-    HEARTH_DATA_DIR: dataDir,
-    HEARTH_PORT: String(port),
-    HEARTH_HOST: '127.0.0.1',
-    HEARTH_DNS_PORT: String(dnsPort),
-    HEARTH_DNS_HOST: '127.0.0.1',
-  })
-  t.teardown(() => {
-    try {
-      process.kill(-(proc.child.pid as number), 'SIGKILL')
-    } catch {}
-  })
+  const { proc, dataDir, port } = await startFresh(t, { HEARTH_DNS_PORT: String(dnsPort), HEARTH_DNS_HOST: '127.0.0.1' })
   let health: { status: number; body: { data: { components: Record<string, unknown> } } } | undefined
   for (let i = 0; i < 100 && !health; i++) {
     try {
@@ -86,23 +78,7 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
 })
 
 t.test('SIGTERM while a write is in flight: the write completes and is on disk', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const port = await freePort()
-  const plugins = new URL('../third-party/', import.meta.url).pathname
-  const proc = start({
-    HEARTH_DATA_DIR: dataDir,
-    HEARTH_PORT: String(port),
-    HEARTH_HOST: '127.0.0.1',
-    HEARTH_DNS_PORT: '0',
-    HEARTH_PLUGINS_DIR: plugins,
-  })
-  t.teardown(() => {
-    try {
-      process.kill(-(proc.child.pid as number), 'SIGKILL')
-    } catch {}
-  })
-  const base = `http://127.0.0.1:${port}/api/v1`
+  const { proc, dataDir, base } = await startFresh(t, { HEARTH_PLUGINS_DIR: new URL('../third-party/', import.meta.url).pathname })
   const token = await ownerToken(base)
   const write = fetch(`${base}/hello/greetings?delay_ms=500`, {
     method: 'POST',
@@ -121,16 +97,7 @@ t.test('SIGTERM while a write is in flight: the write completes and is on disk',
 })
 
 t.test('kill -9 under concurrent writes: every acknowledged create is on disk', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-proc-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const port = await freePort()
-  const proc = start({ HEARTH_DATA_DIR: dataDir, HEARTH_PORT: String(port), HEARTH_HOST: '127.0.0.1', HEARTH_DNS_PORT: '0' })
-  t.teardown(() => {
-    try {
-      process.kill(-(proc.child.pid as number), 'SIGKILL')
-    } catch {}
-  })
-  const base = `http://127.0.0.1:${port}/api/v1`
+  const { proc, dataDir, base } = await startFresh(t)
   const token = await ownerToken(base)
   const acknowledged: string[] = []
   let killed = false
