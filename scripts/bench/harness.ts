@@ -138,3 +138,15 @@ export async function ownerWithKey(
   )
   return { token: session.accessToken, key: created.key, userId: session.user.id }
 }
+
+/** Runs `fn` `runs` times in-process; returns the nearest-rank quantile (0..1) of its times, in ms, rounded to 0.01. */
+export function timeRuns(fn: () => unknown, runs: number): (q: number) => number {
+  const samples: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now()
+    fn()
+    samples.push(performance.now() - started)
+  }
+  samples.sort((a, b) => a - b)
+  return (q) => Math.round((samples[Math.min(runs - 1, Math.max(0, Math.ceil(q * runs) - 1))] as number) * 100) / 100
+}

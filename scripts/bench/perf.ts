@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url'
 import { databasePath, openDatabase } from '../../core/db/sqlite.js'
 import { compileCheck } from '../../core/validation.js'
 import { createRecordsService } from '../../plugins/records/service.js'
-import { ownerWithKey, ROOT, rssMb, startDaemon, startScript } from './harness.js'
+import { ownerWithKey, ROOT, rssMb, startDaemon, startScript, timeRuns } from './harness.js'
 import { loadGenerator, medianRps, type Shot, shoot } from './load.js'
 import { rng, vocabulary, WORD } from './records.js'
 
@@ -120,14 +120,8 @@ function queryTimes(file: string, userId: string) {
     listCache: false,
   })
   const timed = (fn: () => unknown) => {
-    const samples: number[] = []
-    for (let i = 0; i < 50; i++) {
-      const started = performance.now()
-      fn()
-      samples.push(performance.now() - started)
-    }
-    samples.sort((a, b) => a - b)
-    return { p50: round(samples[25] as number), p99: round(samples[49] as number) }
+    const at = timeRuns(fn, 50)
+    return { p50: at(0.5), p99: at(0.99) }
   }
   try {
     return {

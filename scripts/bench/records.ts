@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { databasePath, openDatabase } from '../../core/db/sqlite.js'
 import { createRecordsService } from '../../plugins/records/service.js'
-import { load, ownerWithKey, ROOT, startDaemon, startScript } from './harness.js'
+import { load, ownerWithKey, ROOT, startDaemon, startScript, timeRuns } from './harness.js'
 
 const NOTES = 100_000
 const CONTACTS = 20_000
@@ -67,16 +67,7 @@ function seedBodies(random: () => number) {
 }
 
 /** p99 of 200 in-process runs, in ms. */
-function timed(fn: () => unknown): number {
-  const samples: number[] = []
-  for (let i = 0; i < 200; i++) {
-    const started = performance.now()
-    fn()
-    samples.push(performance.now() - started)
-  }
-  samples.sort((a, b) => a - b)
-  return Math.round((samples[197] as number) * 100) / 100
-}
+const timed = (fn: () => unknown): number => timeRuns(fn, 200)(0.99)
 
 const fileBytes = (path: string) => {
   try {
