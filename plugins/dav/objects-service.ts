@@ -160,14 +160,13 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   // ---- writing ----
   const checkPreconditions = (current: DavObject | null, ifMatch: string | undefined, ifNoneMatch: string | undefined) => {
-    const failed = () => new HttpError('PRECONDITION_FAILED', 'The object changed since you read it (If-Match / If-None-Match)')
-    if (ifNoneMatch !== undefined) {
-      const tags = ifNoneMatch.split(',').map((s) => s.trim())
-      if (current && (tags.includes('*') || tags.includes(current.etag))) throw failed()
+    /** Whether a header's `*` or list of tags names the current object. */
+    const names = (header: string) => {
+      const tags = header.split(',').map((s) => s.trim())
+      return current !== null && (tags.includes('*') || tags.includes(current.etag))
     }
-    if (ifMatch !== undefined) {
-      const tags = ifMatch.split(',').map((s) => s.trim())
-      if (!current || !(tags.includes('*') || tags.includes(current.etag))) throw failed()
+    if ((ifNoneMatch !== undefined && names(ifNoneMatch)) || (ifMatch !== undefined && !names(ifMatch))) {
+      throw new HttpError('PRECONDITION_FAILED', 'The object changed since you read it (If-Match / If-None-Match)')
     }
   }
 

@@ -27,18 +27,15 @@ export const CALENDAR_TYPE = 'text/calendar; charset=utf-8'
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 22)
 
 /**
- * A record's ETag: the records' own (its version), so an edit through the JSON API or DAV
- * invalidates the other's tag. DAV's precondition checks and writes run in one synchronous
- * call (better-sqlite3, no await between), so no other write can come between them.
+ * An object's ETag: its record's own (the record's version, so an edit through the JSON API or
+ * DAV invalidates the other's tag), or one over the series and its overridden occurrences.
+ * DAV's precondition checks and writes run in one synchronous call (better-sqlite3, no await
+ * between), so no other write can come between them.
  */
-export function etagOf(record: ApiRecord): string {
-  return record.etag as string
-}
-
-/** An object's ETag: its record's, or one over the series and its overridden occurrences. */
 export function objectEtag(records: ApiRecord[]): string {
-  if (records.length === 1) return etagOf(records[0] as ApiRecord)
-  return `"${sha(records.map(etagOf).sort().join(','))}"`
+  const tags = records.map((r) => r.etag as string)
+  if (tags.length === 1) return tags[0] as string
+  return `"${sha(tags.sort().join(','))}"`
 }
 
 const bad = (message: string) => new HttpError('VALIDATION_ERROR', message, { field: 'body', constraint: 'format' })

@@ -1,14 +1,7 @@
 import { type AddressInfo, connect } from 'node:net'
 import t from 'tap'
-import { addUser, auth, build, owner, type TestApp, type TestContext } from '../../../test/helper.js'
-import { refusedStatus, TestClient } from './ws-client.js'
-
-async function listening(t: TestContext, env: Record<string, string> = {}) {
-  const app = await build(t, { env })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/ws`
-  return { app, url }
-}
+import { addUser, auth, owner, type TestApp } from '../../../test/helper.js'
+import { listening, refusedStatus, TestClient } from './ws-client.js'
 
 const clientsConnected = async (app: TestApp) =>
   (await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.realtime.message as string
@@ -119,7 +112,7 @@ t.test('system-wide events (no user) reach admins and owners only', async (t) =>
 })
 
 t.test('a client that never reads is dropped on overflow and never slows writers or other clients', async (t) => {
-  const { app, url } = await listening(t, { HEARTH_WS_MAX_BUFFER_BYTES: String(64 * 1024) })
+  const { app, url } = await listening(t, { env: { HEARTH_WS_MAX_BUFFER_BYTES: String(64 * 1024) } })
   const o = await owner(app)
   const stuck = await TestClient.open(url, auth(o.token))
   const healthy = await TestClient.open(url, auth(o.token))
@@ -150,7 +143,7 @@ t.test('a client that never reads is dropped on overflow and never slows writers
 
 t.test('heartbeat: a client that stops answering pings is closed', async (t) => {
   // Generous interval: the answering client shares this process, and CI machines are busy.
-  const { app, url } = await listening(t, { HEARTH_WS_PING_INTERVAL_MS: '150' })
+  const { app, url } = await listening(t, { env: { HEARTH_WS_PING_INTERVAL_MS: '150' } })
   const o = await owner(app)
   const dead = await TestClient.open(url, auth(o.token))
   const live = await TestClient.open(url, auth(o.token))
@@ -173,7 +166,7 @@ t.test('closing the app closes every client with 1001', async (t) => {
 })
 
 t.test('a socket whose user is disabled is closed with 4401 at the next heartbeat', async (t) => {
-  const { app, url } = await listening(t, { HEARTH_WS_PING_INTERVAL_MS: '150' })
+  const { app, url } = await listening(t, { env: { HEARTH_WS_PING_INTERVAL_MS: '150' } })
   const o = await owner(app)
   const user = await addUser(app, o.token)
   const doomed = await TestClient.open(`${url}?token=${user.token}`)

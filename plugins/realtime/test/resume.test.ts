@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import t from 'tap'
-import { addUser, apiKey, auth, build, owner, type TestApp, type TestContext } from '../../../test/helper.js'
+import { addUser, apiKey, auth, owner, type TestApp, type TestContext } from '../../../test/helper.js'
 import { MAX_PENDING } from '../journal.js'
-import { type Message, refusedStatus, TestClient } from './ws-client.js'
+import { listening, type Message, refusedStatus, TestClient } from './ws-client.js'
 
 /**
  * Resumable realtime (issue 13): every event message carries `seq`; `?since=<seq>` replays the
@@ -12,13 +11,6 @@ import { type Message, refusedStatus, TestClient } from './ws-client.js'
  * a cursor the journal no longer covers gets `resync_required` first. The journal lives in SQLite,
  * so a daemon restart on the same data folder keeps resumption working.
  */
-async function listening(t: TestContext, opts: { env?: Record<string, string>; dataDir?: string } = {}) {
-  const app = await build(t, opts)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/ws`
-  return { app, url }
-}
-
 const createNote = async (app: TestApp, token: string, content: string) => {
   const res = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: auth(token), payload: { content } })
   if (res.statusCode !== 201) throw new Error(`POST /notes → ${res.statusCode} ${res.body}`)

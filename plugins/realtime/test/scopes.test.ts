@@ -1,23 +1,18 @@
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { addUser, apiKey, auth, build, owner, type TestContext } from '../../../test/helper.js'
-import { TestClient } from './ws-client.js'
+import { addUser, apiKey, auth, owner } from '../../../test/helper.js'
+import { listening, TestClient } from './ws-client.js'
 
 /**
  * Who receives which event (issue 9, item 12): a key sees what its scope reads over REST, a role
  * change or a revoked key takes effect on a live connection at once, and no subscribe filter shows
  * one user another's events.
  */
-async function listening(t: TestContext) {
-  const app = await build(t, { env: { HEARTH_DNS_PORT: '0' } })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return { app, url: `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/ws` }
-}
+const env = { HEARTH_DNS_PORT: '0' }
 
 const tick = (ms = 50) => new Promise((resolve) => setTimeout(resolve, ms))
 
 t.test('a sync key receives record events only; an agent key its DNS events too', async (t) => {
-  const { app, url } = await listening(t)
+  const { app, url } = await listening(t, { env })
   const o = await owner(app)
   const sync = await TestClient.open(url, auth(await apiKey(app, o.token, { scope: 'sync' })))
   const agent = await TestClient.open(url, auth(await apiKey(app, o.token, { scope: 'agent' })))
@@ -43,7 +38,7 @@ t.test('a sync key receives record events only; an agent key its DNS events too'
 })
 
 t.test('a demoted admin stops receiving system-wide events at once; a revoked key is disconnected', async (t) => {
-  const { app, url } = await listening(t)
+  const { app, url } = await listening(t, { env })
   const o = await owner(app)
   const admin = await addUser(app, o.token, { role: 'admin' })
   const client = await TestClient.open(url, auth(admin.token))
@@ -76,7 +71,7 @@ t.test('a demoted admin stops receiving system-wide events at once; a revoked ke
 })
 
 t.test('no subscribe filter shows a user another user’s events', async (t) => {
-  const { app, url } = await listening(t)
+  const { app, url } = await listening(t, { env })
   const o = await owner(app)
   const other = await addUser(app, o.token)
   const watchers = await Promise.all([TestClient.open(url, auth(other.token)), TestClient.open(url, auth(other.token))])

@@ -1,4 +1,14 @@
+import type { AddressInfo } from 'node:net'
 import WebSocket from 'ws'
+import { build, type TestContext } from '../../../test/helper.js'
+
+/** A test app listening on a free port, and its WebSocket URL. */
+export async function listening(t: TestContext, opts: { env?: Record<string, string>; dataDir?: string } = {}) {
+  const app = await build(t, opts)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/ws`
+  return { app, url }
+}
 
 export interface Message {
   type: string
