@@ -1,4 +1,5 @@
 import { OutboundError, outbound, type TargetPolicy } from './outbound.js'
+import { escapeXml } from '../dav/xml.js'
 import { has, hrefIn, type Multistatus, parseMultistatus, supportsReport, text } from './dav-xml.js'
 
 /**
@@ -192,8 +193,4 @@ function collectionOf(href: string, props: Record<string, unknown>): Collection 
     syncCollection: supportsReport(props['supported-report-set'], 'sync-collection'),
     name: text(props.displayname).trim() || null,
   }
-}
-
-function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }

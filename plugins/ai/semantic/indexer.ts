@@ -208,11 +208,12 @@ export function createIndexer(d: IndexerDeps): Indexer {
     })
   }
 
-  const enqueue = (userId: string, type: SemanticType, id: string) => {
-    if (!getState.get(userId) || !d.settings.has(userId)) return
+  /** One check of the user per event (an import's ids share it), not one pair of queries per id. */
+  const enqueue = (userId: string, type: SemanticType, ids: readonly string[]) => {
+    if (ids.length === 0 || !getState.get(userId) || !d.settings.has(userId)) return
     let queue = queues.get(userId)
     if (!queue) queues.set(userId, (queue = new Map()))
-    queue.set(`${type}:${id}`, { type, id, attempts: 0 })
+    for (const id of ids) queue.set(`${type}:${id}`, { type, id, attempts: 0 })
     schedule(userId, d.config.indexDelayMs)
   }
 
@@ -223,11 +224,11 @@ export function createIndexer(d: IndexerDeps): Indexer {
       const data = e.data as { ids?: string[]; ids_truncated?: boolean; id?: string } | null
       if (e.type.endsWith('.imported')) {
         if (data?.ids_truncated && getState.get(e.userId)) reindex(e.userId)
-        else for (const id of data?.ids ?? []) enqueue(e.userId, type, id)
+        else enqueue(e.userId, type, data?.ids ?? [])
         return
       }
       const id = e.id ?? data?.id
-      if (id) enqueue(e.userId, type, id)
+      if (id) enqueue(e.userId, type, [id])
     })
   }
 

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { addUser, auth, build, owner } from '../../../test/helper.js'
+import { expectProOnly } from '../../sync/test/pro-gate.js'
 import { DIMS, startProviderStub } from './provider-stub.js'
 
 /**
@@ -145,14 +146,10 @@ t.test('free users keep the settings; every pro route answers 403 FEATURE_NOT_AV
     payload: { provider: 'openai', model: 'gpt-4o-mini', embedding_model: 'text-embedding-3-small', api_key: KEY },
   })
   t.equal(put.statusCode, 200)
-  for (const [method, url] of [
+  await expectProOnly(t, app, o.token, [
     ['POST', '/api/v1/ai/reindex'],
     ['GET', '/api/v1/ai/index'],
     ['GET', '/api/v1/search/semantic?q=hello'],
     ['GET', '/api/v1/search/semantic?q=hello&mode=hybrid'],
-  ] as const) {
-    const res = await app.inject({ method, url, headers })
-    t.equal(res.statusCode, 403, `${method} ${url}`)
-    t.equal(res.json().error.code, 'FEATURE_NOT_AVAILABLE')
-  }
+  ])
 })

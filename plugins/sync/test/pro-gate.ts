@@ -2,7 +2,7 @@ import type { Test } from 'tap'
 import type { TestApp } from '../../../test/helper.js'
 import { auth } from '../../../test/helper.js'
 
-/** Tier-gate checks shared by the pro plugins' tests (sync, digest). */
+/** Tier-gate checks shared by the pro plugins' tests (sync, digest, ai, photos). */
 type Tap = Pick<Test, 'equal'>
 
 /** Sets a user's tier through the admin API. */
