@@ -22,12 +22,8 @@ import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
 import { compileCheck, installValidators } from './validation.js'
 
-/** Set by the bundle (esbuild define), which carries no package.json; the unbundled build reads it. */
-declare const HEARTH_BUNDLED_VERSION: string | undefined
-export const VERSION: string =
-  typeof HEARTH_BUNDLED_VERSION === 'string'
-    ? HEARTH_BUNDLED_VERSION
-    : JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+// The bundle (scripts/bundle.mjs) writes its own package.json and rewrites this URL to it.
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
 
 export interface BuildOptions {
   /** Environment-like settings; default process.env. HEARTH_DATA_DIR selects the data folder. */
