@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import type { TSchema } from '@sinclair/typebox'
 import { defaults } from '../../config/defaults.js'
 import { CoreConfig, envFilePath, parseEnvFile } from '../../core/config.js'
-import { discoverPlugins } from '../../core/plugin-loader.js'
 import { type Command, EXIT } from './command.js'
 import type { Context } from './context.js'
+import { installedPlugins } from './installed-plugins.js'
 
 export interface Setting {
   name: string
@@ -34,14 +34,8 @@ export async function effectiveSettings(ctx: Context): Promise<Setting[]> {
       declared.set((prop.env as string | undefined) ?? key, { owner, fallback: prop.default })
   }
   declare('core', CoreConfig.properties as Record<string, TSchema>)
-  const plugins = [
-    ...(await discoverPlugins(new URL('../../plugins/', import.meta.url).pathname)),
-    ...(await discoverPlugins(ctx.config.pluginsDir)),
-  ]
-  for (const d of plugins) {
-    const m = d.plugin?.manifest
+  for (const { manifest: m } of await installedPlugins(ctx.config.pluginsDir))
     if (m?.config) declare(m.name, m.config.properties as Record<string, TSchema>)
-  }
   const names = new Set([...declared.keys(), ...Object.keys(fromFile), ...Object.keys(ctx.env).filter((k) => k.startsWith('HEARTH_'))])
   const out: Setting[] = []
   for (const name of [...names].sort()) {
