@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { authRoutes } from './auth/routes/index.js'
@@ -21,9 +20,9 @@ import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
 import { compileCheck, installValidators } from './validation.js'
+import { VERSION } from './version.js'
 
-// The bundle (scripts/bundle.mjs) writes its own package.json and rewrites this URL to it.
-export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+export { VERSION }
 
 export interface BuildOptions {
   /** Environment-like settings; default process.env. HEARTH_DATA_DIR selects the data folder. */
