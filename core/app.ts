@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { authRoutes } from './auth/routes/index.js'
@@ -21,13 +20,9 @@ import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
 import { compileCheck, installValidators } from './validation.js'
+import { VERSION } from './version.js'
 
-/** Set by the bundle (esbuild define), which carries no package.json; the unbundled build reads it. */
-declare const HEARTH_BUNDLED_VERSION: string | undefined
-export const VERSION: string =
-  typeof HEARTH_BUNDLED_VERSION === 'string'
-    ? HEARTH_BUNDLED_VERSION
-    : JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+export { VERSION }
 
 export interface BuildOptions {
   /** Environment-like settings; default process.env. HEARTH_DATA_DIR selects the data folder. */

@@ -19,7 +19,7 @@ import { closePrompts } from './cli/prompt.js'
 import { restore } from './cli/restore.js'
 import { setup } from './cli/setup.js'
 import { users } from './cli/users.js'
-import { VERSION } from './cli/version.js'
+import { VERSION } from '../core/version.js'
 
 const root: Command = {
   name: 'hearth',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { VERSION } from './version.js'
+import { VERSION } from '../../core/version.js'
 import { envFilePath } from '../../core/config.js'
 import { createBackup } from '../../plugins/backups/archive.js'
 import { type Command, CliError, EXIT, type Parsed, str } from './command.js'

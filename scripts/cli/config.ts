@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs'
 import type { TSchema } from '@sinclair/typebox'
 import { defaults } from '../../config/defaults.js'
 import { CoreConfig, envFilePath, parseEnvFile } from '../../core/config.js'
-import { discoverPlugins } from '../../core/plugin-loader.js'
+import { isSecretSetting } from '../../core/logging/redact.js'
 import { type Command, EXIT } from './command.js'
 import type { Context } from './context.js'
+import { installedPlugins } from './installed-plugins.js'
 
 export interface Setting {
   name: string
@@ -15,12 +16,10 @@ export interface Setting {
   secret: boolean
 }
 
-const SECRET = /(TOKEN|SECRET|_KEY$|PASSWORD|PASSPHRASE|CREDENTIAL)/
-
 /** A secret shows only that it is set; a URL shows no user or password. */
 export function mask(name: string, value: string): string {
   if (!value) return value
-  if (SECRET.test(name)) return `******** (${value.length} characters)`
+  if (isSecretSetting(name)) return `******** (${value.length} characters)`
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@')
 }
 
@@ -34,14 +33,8 @@ export async function effectiveSettings(ctx: Context): Promise<Setting[]> {
       declared.set((prop.env as string | undefined) ?? key, { owner, fallback: prop.default })
   }
   declare('core', CoreConfig.properties as Record<string, TSchema>)
-  const plugins = [
-    ...(await discoverPlugins(new URL('../../plugins/', import.meta.url).pathname)),
-    ...(await discoverPlugins(ctx.config.pluginsDir)),
-  ]
-  for (const d of plugins) {
-    const m = d.plugin?.manifest
+  for (const { manifest: m } of await installedPlugins(ctx.config.pluginsDir))
     if (m?.config) declare(m.name, m.config.properties as Record<string, TSchema>)
-  }
   const names = new Set([...declared.keys(), ...Object.keys(fromFile), ...Object.keys(ctx.env).filter((k) => k.startsWith('HEARTH_'))])
   const out: Setting[] = []
   for (const name of [...names].sort()) {
@@ -55,7 +48,7 @@ export async function effectiveSettings(ctx: Context): Promise<Setting[]> {
     else if (defaults[name] !== undefined) [value, source] = [defaults[name] as string, 'default']
     else if (d?.fallback !== undefined) [value, source] = [Array.isArray(d.fallback) ? d.fallback.join(',') : String(d.fallback), 'default']
     else [value, source] = ['', 'unset']
-    out.push({ name, value: mask(name, value), source, owner: d?.owner ?? null, secret: SECRET.test(name) })
+    out.push({ name, value: mask(name, value), source, owner: d?.owner ?? null, secret: isSecretSetting(name) })
   }
   return out
 }

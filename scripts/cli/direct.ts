@@ -26,6 +26,16 @@ export function coreServices(db: Db, config: CoreConfig) {
   return { users, tokens, auth, apiKeys: createApiKeys(db) }
 }
 
+/** Runs `direct` on the CLI's own connection (the core's services over it), closed afterwards. */
+export function withDb<T>(ctx: Context, direct: (s: ReturnType<typeof coreServices>) => T): T {
+  const db = ctx.openDb()
+  try {
+    return direct(coreServices(db, ctx.ensureConfig()))
+  } finally {
+    db.close()
+  }
+}
+
 /** A user named by id or email. */
 export function findUser(users: Users, who: string): UserRow {
   const user = users.get(who) ?? users.byEmail(who)

@@ -1,7 +1,7 @@
 import { publicKey } from '../../core/auth/api-keys.js'
 import { type Command, CliError, EXIT, str } from './command.js'
 import type { Context } from './context.js'
-import { apiUser, coreServices, findUser, printList } from './direct.js'
+import { apiUser, findUser, printList, withDb } from './direct.js'
 
 type Key = ReturnType<typeof publicKey> & { key?: string }
 const SCOPES = ['agent', 'system', 'sync'] as const
@@ -18,22 +18,7 @@ function scopeOf(value: string | undefined): Scope | undefined {
 async function userId(ctx: Context, who: string | undefined): Promise<string | undefined> {
   if (!who) return undefined
   if (ctx.daemon()) return (await apiUser(await ctx.api(), who)).id
-  const db = ctx.openDb()
-  try {
-    return findUser(coreServices(db, ctx.ensureConfig()).users, who).id
-  } finally {
-    db.close()
-  }
-}
-
-/** Runs `direct` on the CLI's own connection when the daemon is stopped. */
-function withDb<T>(ctx: Context, direct: (s: ReturnType<typeof coreServices>) => T): T {
-  const db = ctx.openDb()
-  try {
-    return direct(coreServices(db, ctx.ensureConfig()))
-  } finally {
-    db.close()
-  }
+  return withDb(ctx, (s) => findUser(s.users, who).id)
 }
 
 const create: Command = {

@@ -1,5 +1,5 @@
 import { readMigrations } from '../../core/db/migrate.js'
-import { discoverPlugins } from '../../core/plugin-loader.js'
+import { installedPlugins } from './installed-plugins.js'
 
 /**
  * The highest migration this installation knows per plugin: the core's, every built-in
@@ -8,9 +8,7 @@ import { discoverPlugins } from '../../core/plugin-loader.js'
 export async function knownSchemaVersions(pluginsDir: string): Promise<Record<string, number>> {
   const max = (folder: string | URL) => Math.max(0, ...readMigrations(folder).map((m) => m.version))
   const known: Record<string, number> = { core: max(new URL('../../core/auth/migrations/', import.meta.url)) }
-  const found = [...(await discoverPlugins(new URL('../../plugins/', import.meta.url).pathname)), ...(await discoverPlugins(pluginsDir))]
-  for (const d of found) {
-    const m = d.plugin?.manifest
+  for (const { manifest: m } of await installedPlugins(pluginsDir)) {
     if (!m?.name) continue
     known[m.name] = m.migrations ? max(m.migrations) : 0
   }

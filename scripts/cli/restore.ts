@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { databasePath } from '../../core/db/sqlite.js'
 import { archiveKind, BackupRefused } from '../../plugins/backups/extract.js'
 import { restoreBackup } from '../../plugins/backups/restore.js'
 import { passphraseFrom } from './backup.js'
@@ -7,11 +8,10 @@ import { type Command, CliError, EXIT, str } from './command.js'
 import { knownSchemaVersions } from './known-schema.js'
 import { fdHolders } from './proc.js'
 import { createProgress } from './progress.js'
-import { statSync } from 'node:fs'
 
 /** Processes other than this one with the database (or its WAL) open: a daemon without a lock, another tool. */
 function databaseHolders(dataDir: string): string[] {
-  const db = join(dataDir, 'hearth.db')
+  const db = databasePath(dataDir)
   const holders = fdHolders((link) => link === db || link === `${db}-wal`).filter((h) => h.pid !== process.pid)
   return [...new Set(holders.map((h) => `${h.command ?? '?'} (pid ${h.pid})`))]
 }

@@ -1,19 +1,13 @@
 import type { PublicUser } from '../../core/auth/users.js'
 import { type Command, CliError, EXIT } from './command.js'
 import type { Context } from './context.js'
-import { apiUser, coreServices, findUser, printList } from './direct.js'
+import { apiUser, findUser, printList, withDb } from './direct.js'
 
 const row = (u: PublicUser) => [u.id, u.email, u.role, u.tier, u.disabled ? 'disabled' : 'active'].join('\t')
 
 async function listUsers(ctx: Context): Promise<PublicUser[]> {
   if (ctx.daemon()) return (await ctx.api()).call<PublicUser[]>('GET', '/admin/users')
-  const db = ctx.openDb()
-  try {
-    const { users } = coreServices(db, ctx.ensureConfig())
-    return users.list().map(users.toPublic)
-  } finally {
-    db.close()
-  }
+  return withDb(ctx, ({ users }) => users.list().map(users.toPublic))
 }
 
 /** Changes role or tier: PATCH /admin/users/:id when the daemon runs, the same rules on the database otherwise. */
@@ -22,16 +16,12 @@ async function patchUser(ctx: Context, who: string, patch: { role?: 'owner' | 'a
     const api = await ctx.api()
     return api.call<PublicUser>('PATCH', `/admin/users/${(await apiUser(api, who)).id}`, patch)
   }
-  const db = ctx.openDb()
-  try {
-    const { users } = coreServices(db, ctx.ensureConfig())
+  return withDb(ctx, ({ users }) => {
     const target = findUser(users, who)
     if (target.role === 'owner' && patch.role && patch.role !== 'owner' && users.activeOwners() <= 1)
       throw new CliError('the last owner cannot be demoted')
     return users.toPublic(users.update(target.id, patch))
-  } finally {
-    db.close()
-  }
+  })
 }
 
 const list: Command = {
@@ -55,15 +45,10 @@ hands a reset token to anyone but its owner's mailbox, and the daemon keeps no c
   minArgs: 1,
   maxArgs: 1,
   async run(args, ctx) {
-    const db = ctx.openDb()
-    try {
-      const reset = coreServices(db, ctx.ensureConfig()).auth.createResetToken(args.positionals[0] as string)
-      if (!reset) throw new CliError(`no active user with email ${args.positionals[0]}`)
-      ctx.out(`${reset.token}\n(valid until ${reset.expires_at}; POST /api/v1/auth/reset-password { token, new_password })`)
-      return EXIT.OK
-    } finally {
-      db.close()
-    }
+    const reset = withDb(ctx, (s) => s.auth.createResetToken(args.positionals[0] as string))
+    if (!reset) throw new CliError(`no active user with email ${args.positionals[0]}`)
+    ctx.out(`${reset.token}\n(valid until ${reset.expires_at}; POST /api/v1/auth/reset-password { token, new_password })`)
+    return EXIT.OK
   },
 }
 
