@@ -24,7 +24,10 @@ export async function runDaemon(options: BuildOptions = {}): Promise<void> {
     process.exit(1)
   }
   const { dataDir, restoreKeep } = app.hearth.config
+  // Started on a restored data folder: the previous ones kept aside for a roll-back can go now.
+  for (const dir of pruneRestoredAside(dataDir, restoreKeep)) app.log.info({ dir }, 'removed the data folder kept aside by restore')
   // The CLI reads this to reach the API instead of the database, and restore refuses while it exists.
+  // Written last: whoever waits for it finds the start-up housekeeping above done.
   const address = app.server.address()
   writeDaemonLock(dataDir, {
     pid: process.pid,
@@ -34,8 +37,6 @@ export async function runDaemon(options: BuildOptions = {}): Promise<void> {
     started_at: new Date().toISOString(),
   })
   process.on('exit', () => removeDaemonLock(dataDir))
-  // Started on a restored data folder: the previous ones kept aside for a roll-back can go now.
-  for (const dir of pruneRestoredAside(dataDir, restoreKeep)) app.log.info({ dir }, 'removed the data folder kept aside by restore')
 
   let closing = false
   const shutdown = (signal: string) => {
