@@ -19,7 +19,7 @@ import type { RouteEntry } from './route-pipeline.js'
 import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
-import { compileCheck, installValidators } from './validation.js'
+import { compileCheck, compileSerializer, installValidators } from './validation.js'
 import { VERSION } from './version.js'
 
 export { VERSION }
@@ -131,6 +131,7 @@ async function assemble(
     now: services.now,
     cache: (opts) => services.cache(opts, plugin.manifest.name),
     validator: (schema) => compileCheck(schema),
+    serializer: (schema) => compileSerializer(schema),
     health: { register: (component, check) => services.health.set(component, check) },
     auth: { authenticate: services.authenticate, basic: services.basicAuth },
     metrics: { register: (...args) => services.metrics.register(...args) },

@@ -17,7 +17,7 @@ import type { Hal } from './hal/registry.js'
 import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 
-export const PLUGIN_API_VERSION = '1.1.0'
+export const PLUGIN_API_VERSION = '1.2.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -89,6 +89,11 @@ export interface HearthApi<C extends TObject = TObject> {
    * fields refused); throws VALIDATION_ERROR with { field, constraint }.
    */
   validator(schema: TSchema): (value: unknown) => void
+  /**
+   * A TypeBox schema as the JSON writer response schemas get (same compiler, same field order and
+   * formats): a plugin that keeps answers' JSON texts (see `withJsonText`) writes them with this.
+   */
+  serializer(schema: TSchema): (value: unknown) => string
   health: { register(component: string, check: () => HealthReport | Promise<HealthReport>): void }
   /**
    * Resolves credentials the way the route guard does (system token, API key, JWT),
@@ -171,6 +176,7 @@ export type { RouteEntry, RouteSchema } from './route-pipeline.js'
 export type { TtlCache } from './cache.js'
 export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'
+export { jsonTextOf, withJsonText } from './pre-serialized.js'
 export type { EventBus, EventInput, EventListener, HearthEvent } from './events.js'
 export { matches as eventMatches } from './events.js'
 export type { DetectResult, DriverReport, Hal } from './hal/registry.js'

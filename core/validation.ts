@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
+import { dataShapes, spliceEnvelope } from './pre-serialized.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
 const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv
@@ -59,15 +60,25 @@ export function compileCheck(schema: object): (value: unknown) => void {
   }
 }
 
+const serializerFactory = SerializerSelector()({}, {})
+type Route = Parameters<typeof serializerFactory>[0]
+const compile = (route: Route) => serializerFactory(route) as Serialize
+
+/** A schema as a response serializer would write it (fast-json-stringify, the routes' options). */
+export function compileSerializer(schema: object): Serialize {
+  return compile({ schema, method: 'GET', url: '/', httpStatus: '200' } as Route)
+}
+
 export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart === 'body' ? strictAjv : coercingAjv, schema))
 
-  const factory = SerializerSelector()({}, {})
-  type Route = Parameters<typeof factory>[0]
-  const compile = (route: Route) => factory(route) as Serialize
   app.setSerializerCompiler((route) => {
     let serialize: Serialize | undefined
+    const shapes = dataShapes(route.schema)
     return (data: unknown) => {
+      // Records a plugin keeps with their JSON text (core/pre-serialized.ts) are not serialized again.
+      const spliced = shapes.length ? spliceEnvelope(data, shapes) : undefined
+      if (spliced !== undefined) return spliced
       serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route)
       return serialize(data)
     }

@@ -16,6 +16,11 @@ const Config = Type.Object({
    * zone and the zone of `date=today`-style windows. Never the daemon's process TZ.
    */
   timezone: Type.String({ minLength: 1, maxLength: 64, default: 'UTC', env: 'HEARTH_TIMEZONE' }),
+  /**
+   * MiB of records kept with their JSON text after a read (engine/record-cache.ts): a record read
+   * again is answered without SQLite or a second serialization. 0 turns the cache off.
+   */
+  recordCacheMb: Type.Integer({ minimum: 0, maximum: 4096, default: 32, env: 'HEARTH_RECORD_CACHE_MB' }),
 })
 
 /** Notes, contacts and calendar events under /api/v1 (api.md), with search, trash and change events. */
@@ -44,6 +49,9 @@ export default definePlugin(
       now: api.now,
       validator: api.validator,
       timezone: api.config.timezone,
+      recordCacheBytes: api.config.recordCacheMb * 1024 * 1024,
+      serializer: api.serializer,
+      metrics: api.metrics,
     })
     const occurrences = eventOccurrences(service, api.db)
     // Other plugins (DAV, MCP, sync connectors, digest, AI) reach records through this, never the tables.

@@ -31,12 +31,14 @@
 import { randomUUID } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
 import type Database from 'better-sqlite3'
-import { type EventBus, HttpError } from '../../core/plugin-api.js'
+import { type EventBus, HttpError, type Metrics } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
 import { ifMatchHolds, preconditionFailed, versionOf } from './engine/etag.js'
 import { propertyStore, type StoredProperty } from './engine/properties.js'
+import { ExternalWrites } from './engine/external-writes.js'
 import { QueryCache } from './engine/query-cache.js'
+import { RecordCache } from './engine/record-cache.js'
 import type { Page } from './engine/list.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
 import type { Check } from './engine/validate.js'
@@ -71,6 +73,14 @@ export interface RecordsService {
   setProperties(userId: string, resource: ResourceName, id: string, lines: StoredProperty[]): void
   /** Ids of the user's records that kept a property with this value (a UID an earlier import carried). */
   recordsWithProperty(userId: string, resource: ResourceName, name: string, value: string): string[]
+  /**
+   * Bytes of records kept with their JSON text after a read (engine/record-cache.ts); 0: none.
+   * Default 32 MiB. The texts are written by `serializer` (the plugin API's): without it, no cache.
+   */
+  recordCacheBytes?: number
+  serializer?: (schema: TSchema) => (value: unknown) => string
+  /** Where the record cache's figures are published (the plugin API's metrics). */
+  metrics?: Pick<Metrics, 'register'>
   /** The instance's IANA time zone (HEARTH_TIMEZONE). */
   readonly timezone: string
   create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
@@ -94,19 +104,59 @@ export interface ServiceDeps {
   validator: (schema: TSchema) => Check
   /** Keep recent list totals and page keys (default true); the bench turns it off to time the queries. */
   listCache?: boolean
+  /**
+   * Bytes of records kept with their JSON text after a read (engine/record-cache.ts); 0: none.
+   * Default 32 MiB. The texts are written by `serializer` (the plugin API's): without it, no cache.
+   */
+  recordCacheBytes?: number
+  serializer?: (schema: TSchema) => (value: unknown) => string
+  /** Where the record cache's figures are published (the plugin API's metrics). */
+  metrics?: Pick<Metrics, 'register'>
   /** The instance's IANA time zone: events' default zone and the zone of date windows (default UTC). */
   timezone?: string
 }
 
-export function createRecordsService({ db, events, now, validator, listCache = true, timezone = 'UTC' }: ServiceDeps): RecordsService {
+export function createRecordsService({
+  db,
+  events,
+  now,
+  validator,
+  listCache = true,
+  recordCacheBytes = 32 * 1024 * 1024,
+  serializer,
+  metrics,
+  timezone = 'UTC',
+}: ServiceDeps): RecordsService {
   const context = { zone: timezone }
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
-  const cache = new QueryCache(db, now)
+  const external = new ExternalWrites(db)
+  const cache = new QueryCache(external, now, () => db.inTransaction)
   const properties = propertyStore(db)
+  const recordCaches = new Map<string, RecordCache>()
+  const recordCache = (name: string, def: ResourceDefinition) => {
+    if (!serializer || recordCacheBytes <= 0) return null
+    const cache = new RecordCache(recordCacheBytes, () => db.inTransaction, external, serializer(def.schemas.record))
+    recordCaches.set(name, cache)
+    return cache
+  }
   const engines = Object.fromEntries(
-    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null, validator)]),
+    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null, validator, recordCache(name, def))]),
   ) as Record<ResourceName, Engine>
+  metrics?.register(
+    'counter',
+    'hearth_record_cache_requests_total',
+    'Record reads answered from the record cache, by resource',
+    ['resource', 'result'],
+    () =>
+      [...recordCaches].flatMap(([resource, c]) => [
+        { labels: { resource, result: 'hit' }, value: c.stats.hits },
+        { labels: { resource, result: 'miss' }, value: c.stats.misses },
+      ]),
+  )
+  metrics?.register('gauge', 'hearth_record_cache_bytes', 'Bytes of JSON the record cache holds, by resource', ['resource'], () =>
+    [...recordCaches].map(([resource, c]) => ({ labels: { resource }, value: c.heldBytes })),
+  )
   const engine = (resource: ResourceName): Engine => {
     const e = engines[resource]
     if (!e) throw new HttpError('NOT_FOUND', `Unknown resource ${resource}`)

@@ -118,6 +118,7 @@ function queryTimes(file: string, userId: string) {
     events: { emit: () => undefined as never },
     now: Date.now,
     listCache: false,
+    recordCacheBytes: 0,
   })
   const timed = (fn: () => unknown) => {
     const at = timeRuns(fn, 50)

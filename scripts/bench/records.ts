@@ -108,6 +108,7 @@ export async function benchRecords(): Promise<Record<string, number | string>> {
       events: { emit: () => undefined as never },
       now: Date.now,
       listCache: false,
+      recordCacheBytes: 0,
     })
     out['service list (no cache) p99 ms'] = timed(() => direct.list(userId, 'notes', { limit: 20 }))
     out[`service search ${WORD} (no cache) p99 ms`] = timed(() => direct.list(userId, 'notes', { search: WORD }))

@@ -2,6 +2,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import type Database from 'better-sqlite3'
 import { Timestamp } from '../../../core/plugin-api.js'
 import type { QueryCache } from './query-cache.js'
+import type { RecordCache } from './record-cache.js'
 import { RecordLister } from './list.js'
 import { CustomFields } from './schema-kit.js'
 import { RecordStore } from './store.js'
@@ -27,8 +28,9 @@ export function engineFor(
   def: ResourceDefinition,
   cache: QueryCache | null,
   compileCheck: (schema: TSchema) => Check,
+  records: RecordCache | null = null,
 ): Engine {
-  const store = new RecordStore(db, def)
+  const store = new RecordStore(db, def, records)
   // What an import entry may carry beyond the create body.
   const extras: Record<string, TSchema> = { source: Source, created_at: Timestamp, updated_at: Timestamp, ...def.importExtras }
   return {

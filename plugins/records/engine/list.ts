@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
 import type { QueryCache } from './query-cache.js'
 import { ftsQuery } from './fts.js'
-import type { RecordStore, Row } from './store.js'
+import type { RecordStore } from './store.js'
 import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
 
 /**
@@ -134,10 +134,13 @@ export class RecordLister {
       const page = () => this.prepare(sql).all(...params) as Array<{ seq: number; rank?: number }>
       const keys = this.cache ? this.cache.through(userId, `${sql}\u0000${JSON.stringify(params)}`, page) : page()
       if (keys.length === 0) return []
-      const rows = this.prepare(`SELECT t.* FROM json_each(?) j JOIN ${this.def.name} t ON t.seq = j.value ORDER BY j.key`).all(
-        JSON.stringify(keys.map((k) => k.seq)),
-      ) as Row[]
-      return rows.map((row, i) => ({ record: this.store.toRecord(row), seq: row.seq, rank: keys[i]?.rank ?? 0 }))
+      const ranks = ranked ? new Map(keys.map((k) => [k.seq, k.rank ?? 0])) : null
+      return this.store
+        .bySeqs(
+          userId,
+          keys.map((k) => k.seq),
+        )
+        .map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
     }
 
     const expansion = this.def.expansion

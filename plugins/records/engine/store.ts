@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { etagOf } from './etag.js'
+import type { RecordCache } from './record-cache.js'
 import type { ApiRecord, ResourceDefinition } from './types.js'
 
 /**
@@ -17,6 +18,7 @@ export class RecordStore {
   readonly columns: string[]
   private readonly stmt: {
     get: Database.Statement
+    bySeq: Database.Statement
     insert: Database.Statement
     update: Database.Statement
     setDeleted: Database.Statement
@@ -29,12 +31,15 @@ export class RecordStore {
   constructor(
     readonly db: Database.Database,
     readonly def: ResourceDefinition,
+    /** Records recently read, with their JSON text; null: every read goes to the table. */
+    private readonly cache: RecordCache | null = null,
   ) {
     const t = def.name
     this.columns = Object.keys(def.columns)
     const writable = [...this.columns, ...MANAGED]
     this.stmt = {
       get: db.prepare(`SELECT * FROM ${t} WHERE id = ? AND user_id = ?`),
+      bySeq: db.prepare(`SELECT t.* FROM json_each(?) j JOIN ${t} t ON t.seq = j.value ORDER BY j.key`),
       insert: db.prepare(
         `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
       ),
@@ -81,12 +86,41 @@ export class RecordStore {
     return out
   }
 
+  /** The record, or null; a record served from the cache is frozen (copy it to change it). */
   get(userId: string, id: string): ApiRecord | null {
+    const hit = this.cache?.byIdFor(userId, id)
+    if (hit) return hit
     const row = this.stmt.get.get(id, userId) as Row | undefined
-    return row ? this.toRecord(row) : null
+    if (!row) return null
+    const record = this.toRecord(row)
+    return this.cache ? this.cache.keep(userId, row.seq, record) : record
+  }
+
+  /**
+   * The records with these sequence numbers, in their order; one gone since is left out (a list
+   * page: its keys come from a user-scoped query, perhaps cached).
+   */
+  bySeqs(userId: string, seqs: number[]): Array<{ seq: number; record: ApiRecord }> {
+    const cache = this.cache
+    const read = (wanted: number[]) => this.stmt.bySeq.all(JSON.stringify(wanted)) as Row[]
+    if (!cache?.enabled) return read(seqs).map((row) => ({ seq: row.seq, record: this.toRecord(row) }))
+    cache.checkExternal()
+    const found = new Map<number, ApiRecord>()
+    const missing: number[] = []
+    for (const seq of seqs) {
+      const hit = cache.bySeqFor(userId, seq)
+      if (hit) found.set(seq, hit)
+      else missing.push(seq)
+    }
+    if (missing.length) for (const row of read(missing)) found.set(row.seq, cache.keep(userId, row.seq, this.toRecord(row)))
+    return seqs.flatMap((seq) => {
+      const record = found.get(seq)
+      return record ? [{ seq, record }] : []
+    })
   }
 
   insert(userId: string, record: ApiRecord): void {
+    this.cache?.drop(record.id as string)
     this.stmt.insert.run(this.toParams(userId, record))
   }
 
@@ -99,16 +133,21 @@ export class RecordStore {
     delete params.source
     delete params.created_at
     delete params.deleted_at
+    this.cache?.drop(record.id as string)
     return this.written(this.stmt.update.get({ ...params, expected }))
   }
 
   /** Sets or clears deleted_at; the new version, or null as for update. */
   setDeleted(userId: string, id: string, deletedAt: string | null, expected: number | null = null): number | null {
+    this.cache?.drop(id)
     return this.written(this.stmt.setDeleted.get({ deleted_at: deletedAt, id, user_id: userId, expected }))
   }
 
   /** Erases a record (at version `expected` when given); false when nothing was erased. */
   remove(userId: string, id: string, expected: number | null = null): boolean {
+    // Triggers may change other records of the table (an override's series gains an exdate, a
+    // series' overrides go): erasing is rare, so the table's whole cache goes.
+    this.cache?.clear()
     return this.stmt.remove.run({ id, user_id: userId, expected }).changes > 0
   }
 
@@ -123,6 +162,8 @@ export class RecordStore {
 
   /** Removes, for every user, records soft-deleted before `cutoff`; returns what went. */
   purge(cutoff: string): Array<{ id: string; user_id: string }> {
-    return this.stmt.purge.all(cutoff) as Array<{ id: string; user_id: string }>
+    const gone = this.stmt.purge.all(cutoff) as Array<{ id: string; user_id: string }>
+    if (gone.length) this.cache?.clear()
+    return gone
   }
 }

@@ -1,0 +1,107 @@
+import { withJsonText } from '../../../core/plugin-api.js'
+import type { ExternalWrites } from './external-writes.js'
+import type { ApiRecord } from './types.js'
+
+interface Entry {
+  userId: string
+  id: string
+  seq: number
+  record: ApiRecord
+  bytes: number
+}
+
+/**
+ * Records recently read, frozen, each with its JSON text attached (core/pre-serialized.ts), so a
+ * record read again (a phone re-syncing, a list page after the first) costs neither a SQLite read
+ * nor a second serialization. Exact: every write through the store drops the record's entry
+ * (records.store calls `drop`), nothing is stored while a transaction is open (a group-commit
+ * batch could still roll back what it would show), and commits by other connections empty the
+ * cache (ExternalWrites). Bounded by the bytes of JSON it holds; the oldest entries go first.
+ */
+export class RecordCache {
+  private readonly byId = new Map<string, Entry>()
+  private readonly bySeq = new Map<number, Entry>()
+  private bytes = 0
+  /** Lookups answered and not (hearth_record_cache_requests_total). */
+  readonly stats = { hits: 0, misses: 0 }
+
+  constructor(
+    private readonly budgetBytes: number,
+    private readonly inTransaction: () => boolean,
+    private readonly external: ExternalWrites,
+    /** The record schema's response serializer: the texts are what the routes would write. */
+    private readonly serialize: (record: ApiRecord) => string,
+  ) {
+    external.onChange(() => this.clear())
+  }
+
+  get enabled(): boolean {
+    return this.budgetBytes > 0
+  }
+
+  byIdFor(userId: string, id: string): ApiRecord | undefined {
+    this.external.check()
+    const hit = this.byId.get(id)
+    return this.counted(hit && hit.userId === userId ? hit.record : undefined)
+  }
+
+  bySeqFor(userId: string, seq: number): ApiRecord | undefined {
+    const hit = this.bySeq.get(seq)
+    return this.counted(hit && hit.userId === userId ? hit.record : undefined)
+  }
+
+  get heldBytes(): number {
+    return this.bytes
+  }
+
+  private counted(record: ApiRecord | undefined): ApiRecord | undefined {
+    if (record) this.stats.hits++
+    else this.stats.misses++
+    return record
+  }
+
+  /** Call once before a series of bySeqFor lookups. */
+  checkExternal(): void {
+    this.external.check()
+  }
+
+  /** Keeps `record` (read from the table just now) and returns the frozen copy that is served. */
+  keep(userId: string, seq: number, record: ApiRecord): ApiRecord {
+    if (!this.enabled || this.inTransaction()) return record
+    const json = this.serialize(record)
+    const frozen = withJsonText(deepFreeze(record), json)
+    this.drop(record.id as string)
+    const entry: Entry = { userId, id: record.id as string, seq, record: frozen, bytes: json.length * 2 }
+    this.byId.set(entry.id, entry)
+    this.bySeq.set(seq, entry)
+    this.bytes += entry.bytes
+    while (this.bytes > this.budgetBytes) {
+      const oldest = this.byId.values().next().value as Entry | undefined
+      if (!oldest) break
+      this.drop(oldest.id)
+    }
+    return frozen
+  }
+
+  drop(id: string): void {
+    const entry = this.byId.get(id)
+    if (!entry) return
+    this.byId.delete(id)
+    this.bySeq.delete(entry.seq)
+    this.bytes -= entry.bytes
+  }
+
+  clear(): void {
+    this.byId.clear()
+    this.bySeq.clear()
+    this.bytes = 0
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}
