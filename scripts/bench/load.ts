@@ -22,6 +22,8 @@ export interface ShotOptions {
   headers?: Record<string, string>
   method?: 'GET' | 'POST'
   body?: string
+  /** GET these paths in turn instead of the URL's (wrk only; autocannon keeps to the URL's). */
+  paths?: string[]
 }
 
 const run = (cmd: string, args: string[]) =>
@@ -61,6 +63,14 @@ export async function shoot(url: string, opts: ShotOptions): Promise<Shot> {
     if (opts.method === 'POST') {
       const script = join(tmpdir(), `hearth-bench-post-${process.pid}.lua`)
       writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(opts.body ?? '')}\n`)
+      args.push('-s', script)
+    } else if (opts.paths?.length) {
+      const script = join(tmpdir(), `hearth-bench-paths-${process.pid}.lua`)
+      const list = opts.paths.map((p) => JSON.stringify(p)).join(',')
+      writeFileSync(
+        script,
+        `local paths = {${list}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`,
+      )
       args.push('-s', script)
     }
     return parseWrk(await run('wrk', [...args, url]))

@@ -45,7 +45,7 @@ export function seedNotes(file: string, userId: string, count: number): { second
   const batch = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const id = randomUUID()
-      if (i % 1000 === 0) ids.push(id)
+      if (i % 100 === 0) ids.push(id)
       const at = new Date(base + i * 1000).toISOString()
       const content = `${sentence(40)}${i % 100 === 0 ? ` ${WORD} ` : ' '}${sentence(60)}`
       insert.run(id, userId, sentence(4), content, JSON.stringify([vocab[i % 20]]), i % 50 === 0 ? 1 : 0, at, at)
@@ -146,7 +146,7 @@ function countNotes(file: string, userId: string): number {
 function sampleIds(file: string, userId: string): string[] {
   const db = openDatabase(file)
   try {
-    return db.prepare('SELECT id FROM notes WHERE user_id = ? AND seq % 1000 = 0 ORDER BY seq').pluck().all(userId) as string[]
+    return db.prepare('SELECT id FROM notes WHERE user_id = ? AND seq % 100 = 0 ORDER BY seq').pluck().all(userId) as string[]
   } finally {
     db.close()
   }
@@ -227,6 +227,9 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       runs.byId.push(await shoot(byIdUrl, { connections: 64, seconds: SECONDS, headers }))
       runs.list.push(await shoot(listUrl, { connections: 64, seconds: SECONDS, headers }))
     }
+    // A working set rather than one record: 1,000 different notes in turn (the record cache holds them all).
+    const spread = seeded.ids.slice(0, 1000).map((id) => `/api/v1/notes/${id}`)
+    const byIdSpread = await shoot(byIdUrl, { connections: 64, seconds: 5, headers, paths: spread })
     const writes = await shoot(`${api}/notes`, {
       connections: 16,
       seconds: 5,
@@ -240,12 +243,13 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     const [bareRps, byIdRps, listRps] = [medianRps(runs.bare), medianRps(runs.byId), medianRps(runs.list)]
     // Each round's ratio against the bare run just before it, then the median: a disturbed round moves one ratio, not all.
     const ratio = (rs: Shot[]) => round(median(rs.map((s, i) => s.rps / (runs.bare[i] as Shot).rps)))
-    const errors = [...runs.bare, ...runs.byId, ...runs.list, writes, list1, search1].reduce((sum, s) => sum + s.errors, 0)
+    const errors = [...runs.bare, ...runs.byId, ...runs.list, byIdSpread, writes, list1, search1].reduce((sum, s) => sum + s.errors, 0)
 
     Object.assign(out, {
       'GET /notes/:id req/s (64 conn)': byIdRps,
       'bare Fastify same JSON req/s (64 conn)': bareRps,
       'GET /notes/:id vs bare (aim >= 0.7)': ratio(runs.byId),
+      [`GET /notes/:id over ${spread.length} different ids req/s, vs median bare`]: `${byIdSpread.rps}, ${round(byIdSpread.rps / bareRps)}`,
       'GET /notes?limit=20 req/s (64 conn)': listRps,
       'GET /notes?limit=20 vs bare by-id (aim >= 0.25)': ratio(runs.list),
       'POST /notes creates/s (16 conn, 5 s; aim >= 5,400)': writes.rps,
