@@ -66,9 +66,9 @@ export class RecordLister {
   }
 
   private clauses(userId: string, q: ListQuery, ctx: ListContext): SqlClause[] {
-    const out: SqlClause[] = [{ sql: 't.user_id = ?', params: [userId] }]
-    if (q.only_deleted) out.push({ sql: 't.deleted_at IS NOT NULL', params: [] })
-    else if (!q.include_deleted) out.push({ sql: 't.deleted_at IS NULL', params: [] })
+    const out: SqlClause[] = [{ sql: 't.user_id = ?', params: [userId], state: {} }]
+    if (q.only_deleted) out.push({ sql: 't.deleted_at IS NOT NULL', params: [], state: { deleted: true } })
+    else if (!q.include_deleted) out.push({ sql: 't.deleted_at IS NULL', params: [], state: { deleted: false } })
     const hidden = this.def.hiddenByDefault?.(q)
     if (hidden) out.push(hidden)
     if (q.source !== undefined) out.push({ sql: 't.source = ?', params: [q.source] })
@@ -101,6 +101,10 @@ export class RecordLister {
     // Counting a search walks the matches (few) rather than the user's records (many).
     const count = (extra: SqlClause[]) => {
       const all = [...where, ...extra]
+      if (!match) {
+        const kept = this.kept(userId, all)
+        if (kept !== null) return kept
+      }
       const from = match
         ? `(SELECT rowid AS fts_rowid FROM ${table} WHERE ${table} MATCH ?) f JOIN ${this.def.name} t ON t.seq = f.fts_rowid`
         : `${this.def.name} t`
@@ -172,6 +176,27 @@ export class RecordLister {
       .slice(q.offset, q.offset + q.limit)
       .map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
     return { items: this.project(page, q), total: count(plain) + occurrences.length }
+  }
+
+  /**
+   * The total from records_counts (migration 007) when every condition only selects a state it
+   * keeps; null when some other filter applies and the rows must be counted.
+   */
+  private kept(userId: string, clauses: SqlClause[]): number | null {
+    if (!this.def.counted) return null
+    const state: { deleted?: boolean; archived?: boolean } = {}
+    for (const c of clauses) {
+      if (!c.state) return null
+      Object.assign(state, c.state)
+    }
+    const sql =
+      'SELECT coalesce(sum(n), 0) FROM records_counts WHERE user_id = ? AND resource = ?' +
+      (state.deleted === undefined ? '' : ' AND deleted = ?') +
+      (state.archived === undefined ? '' : ' AND archived = ?')
+    const params = [userId, this.def.name, ...[state.deleted, state.archived].filter((v) => v !== undefined).map(Number)]
+    return this.prepare(sql)
+      .pluck()
+      .get(...params) as number
   }
 
   /** Series id → the starts its overrides replace (they list as plain records of their own). */

@@ -22,6 +22,11 @@ export interface WriteContext {
 export interface SqlClause {
   sql: string
   params: unknown[]
+  /**
+   * Set when the condition only selects a record state that records_counts keeps (migration 007):
+   * a list whose every condition carries one reads its total there instead of counting.
+   */
+  state?: { deleted?: boolean; archived?: boolean }
 }
 
 /** The list query after schema validation (coerced types). */
@@ -104,6 +109,8 @@ export interface ResourceDefinition {
   complete(record: Record<string, unknown>, changed: Set<string>, previous: Record<string, unknown> | null, ctx: ResourceContext): void
   /** Resource-specific list filters. */
   filters(query: ListQuery, ctx: ListContext): SqlClause[]
+  /** records_counts keeps this resource's totals per state (migration 007's triggers). */
+  counted?: boolean
   /** Hides records unless the query asks for them (notes: archived). */
   hiddenByDefault?(query: ListQuery): SqlClause | null
   /** Projection for `format=compact` (null and empty values are dropped by the engine). */

@@ -103,6 +103,7 @@ export const contacts: ResourceDefinition = {
     nocase: ['display_name', 'company'],
     nullable: ['company'],
   },
+  counted: true,
   defaults: contactDefaults(),
   complete(record) {
     normalizeItems(record)
