@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
 import type { QueryCache } from './query-cache.js'
 import { ftsQuery } from './fts.js'
+import { invalidQuery } from './validate.js'
 import type { RecordStore, Row } from './store.js'
 import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
 
@@ -125,9 +126,14 @@ export class RecordLister {
     const source = ranked
       ? `${this.def.name} t JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
       : `${this.def.name} t`
+    const expansion = this.def.expansion
+    const window = expansion?.window(q, ctx) ?? null
     const filters = [
       ...where,
       ...(match && !ranked ? [{ sql: `t.seq IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`, params: [match] }] : []),
+      ...(q.after === undefined
+        ? []
+        : [this.keyset(userId, q, (Boolean(match) && q.sort === undefined) || (expansion !== undefined && window !== null))]),
     ]
 
     // Page first (sequence numbers and rank only), full rows after: sorting narrow rows is cheap.
@@ -144,12 +150,14 @@ export class RecordLister {
       return rows.map((row, i) => ({ record: this.store.toRecord(row), seq: row.seq, rank: keys[i]?.rank ?? 0 }))
     }
 
-    const expansion = this.def.expansion
-    const window = expansion?.window(q, ctx) ?? null
     if (!expansion || !window) {
+      // Totals the counters keep come first: a page past them (an empty trash or archive among a
+      // million notes) is known to be empty without walking the index in search of it.
+      total ??= match ? null : this.kept(userId, where)
+      if (total !== null && q.after === undefined && q.offset >= total) return { items: [], total }
       const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset])
       // A short first page already is the whole result: no count query needed.
-      total ??= q.offset === 0 && rows.length < q.limit ? rows.length : count([])
+      total ??= q.offset === 0 && q.after === undefined && rows.length < q.limit ? rows.length : count([])
       return { items: this.project(rows, q), total }
     }
 
@@ -176,6 +184,35 @@ export class RecordLister {
       .slice(q.offset, q.offset + q.limit)
       .map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
     return { items: this.project(page, q), total: count(plain) + occurrences.length }
+  }
+
+  /**
+   * `after=<id>` (keyset paging): the records that follow that one in the list's order, found
+   * through the sort key's index instead of skipping `offset` entries one by one (at 1,000,000
+   * notes `offset=500000` walks half a million index entries). The anchor is the caller's own
+   * record, in the trash or not; its sort value and sequence number are the position.
+   */
+  private keyset(userId: string, q: ListQuery, unordered: boolean): SqlClause {
+    // A search without sort is ranked (or, past RANK_LIMIT matches, not): refused either way, so
+    // whether a client may page by keyset never depends on how many records match.
+    if (unordered) {
+      throw invalidQuery('after', 'unsupported', 'after cannot page a search ranked by relevance or a ranged list of events: use offset')
+    }
+    const key = q.sort ?? this.def.sort.default
+    const anchor = this.prepare(`SELECT ${key} AS value, seq FROM ${this.def.name} WHERE id = ? AND user_id = ?`).get(q.after, userId) as
+      { value: unknown; seq: number } | undefined
+    if (!anchor) throw invalidQuery('after', 'not_found', `after names no ${this.def.singular} of yours`)
+    const op = (q.order ?? this.def.sort.order) === 'desc' ? '<' : '>'
+    const col = this.def.sort.nocase?.includes(key) ? `t.${key} COLLATE NOCASE` : `t.${key}`
+    const nullable = this.def.sort.nullable?.includes(key) ?? false
+    // NULLS LAST: after a null come only nulls; after a value, the nulls still follow.
+    if (anchor.value === null) return { sql: `(t.${key} IS NULL AND t.seq ${op} ?)`, params: [anchor.seq] }
+    // The first term bounds the index range; the second breaks ties on the sort value by sequence.
+    const sql = `(${col} ${op}= ? AND (${col} ${op} ? OR t.seq ${op} ?))`
+    return {
+      sql: nullable ? `(${sql} OR t.${key} IS NULL)` : sql,
+      params: [anchor.value, anchor.value, anchor.seq],
+    }
   }
 
   /**

@@ -33,6 +33,8 @@ export interface SqlClause {
 export type ListQuery = Record<string, unknown> & {
   limit: number
   offset: number
+  /** Keyset paging: the id of the record after which the page starts (the previous page's last item). */
+  after?: string
   sort?: string
   order?: 'asc' | 'desc'
   search?: string
