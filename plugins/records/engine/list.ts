@@ -42,6 +42,19 @@ function tooManyOccurrences(window: { from: number | null; to: number | null }):
     },
   )
 }
+/** The state every condition selects, merged; null when some condition is not a state (a tag, a source...). */
+function stateOf(clauses: SqlClause[]): { deleted?: boolean; archived?: boolean } | null {
+  const state: { deleted?: boolean; archived?: boolean } = {}
+  for (const c of clauses) {
+    if (!c.state) return null
+    Object.assign(state, c.state)
+  }
+  return state
+}
+
+/** A view of a state this small is read through its partial index and sorted in memory. */
+export const SMALL_VIEW = 5000
+
 /** Searches matching more records than this are ordered by the default sort, not by relevance. */
 export const RANK_LIMIT = 5000
 
@@ -123,7 +136,7 @@ export class RecordLister {
       ranked = total <= RANK_LIMIT
     }
     const order = this.orderBy(q, ranked)
-    const source = ranked
+    let source = ranked
       ? `${this.def.name} t JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
       : `${this.def.name} t`
     const expansion = this.def.expansion
@@ -155,6 +168,11 @@ export class RecordLister {
       // million notes) is known to be empty without walking the index in search of it.
       total ??= match ? null : this.kept(userId, where)
       if (total !== null && q.after === undefined && q.offset >= total) return { items: [], total }
+      // A small trash or archive among many records: without statistics SQLite walks the sort key's
+      // index over every record in search of the few (0.5 s at 1,000,000 notes, 2.5 s sorted by
+      // title); the counters know the view is small, so its partial index serves and the sort is in memory.
+      const view = total !== null && total <= SMALL_VIEW ? this.viewIndex(where) : null
+      if (view) source = `${this.def.name} t INDEXED BY ${view}`
       const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset])
       // A short first page already is the whole result: no count query needed.
       total ??= q.offset === 0 && q.after === undefined && rows.length < q.limit ? rows.length : count([])
@@ -220,12 +238,8 @@ export class RecordLister {
    * keeps; null when some other filter applies and the rows must be counted.
    */
   private kept(userId: string, clauses: SqlClause[]): number | null {
-    if (!this.def.counted) return null
-    const state: { deleted?: boolean; archived?: boolean } = {}
-    for (const c of clauses) {
-      if (!c.state) return null
-      Object.assign(state, c.state)
-    }
+    const state = this.def.counted ? stateOf(clauses) : null
+    if (!state) return null
     const sql =
       'SELECT coalesce(sum(n), 0) FROM records_counts WHERE user_id = ? AND resource = ?' +
       (state.deleted === undefined ? '' : ' AND deleted = ?') +
@@ -234,6 +248,14 @@ export class RecordLister {
     return this.prepare(sql)
       .pluck()
       .get(...params) as number
+  }
+
+  /** The partial index holding exactly a state these conditions ask for (the trash, the archive), if any. */
+  private viewIndex(clauses: SqlClause[]): string | null {
+    const state = stateOf(clauses)
+    if (!state) return null
+    const view = this.def.stateIndexes?.find((v) => Object.entries(v.state).every(([k, want]) => state[k as keyof typeof state] === want))
+    return view?.index ?? null
   }
 
   /** Series id → the starts its overrides replace (they list as plain records of their own). */

@@ -113,6 +113,12 @@ export interface ResourceDefinition {
   filters(query: ListQuery, ctx: ListContext): SqlClause[]
   /** records_counts keeps this resource's totals per state (migration 007's triggers). */
   counted?: boolean
+  /**
+   * Partial indexes holding only the records of a state (the trash, the archive), by the list
+   * conditions that imply their WHERE (which must be literal SQL, not a bound parameter, for
+   * SQLite to use them). A counted list of such a state with few records is read through them.
+   */
+  stateIndexes?: Array<{ index: string; state: { deleted?: boolean; archived?: boolean } }>
   /** Hides records unless the query asks for them (notes: archived). */
   hiddenByDefault?(query: ListQuery): SqlClause | null
   /** Projection for `format=compact` (null and empty values are dropped by the engine). */

@@ -63,3 +63,12 @@ BEGIN
   VALUES (NEW.user_id, 'contacts', NEW.deleted_at IS NOT NULL, 0, 1)
   ON CONFLICT (user_id, resource, deleted, archived) DO UPDATE SET n = n + 1;
 END;
+
+-- The trash and the archive are usually a few records beside many: without these the list of a
+-- small trash walks the sort key's index over every record of the user (0.5 s at 1,000,000 notes).
+-- Partial, so they hold only those records; the lister picks them when the counters say the view
+-- is small (engine/list.ts). notes_user_archived holds archived notes in the trash too; the
+-- archive view (deleted_at IS NULL AND archived = 1) filters those out.
+CREATE INDEX notes_user_trash ON notes(user_id, updated_at) WHERE deleted_at IS NOT NULL;
+CREATE INDEX notes_user_archived ON notes(user_id, updated_at) WHERE archived = 1;
+CREATE INDEX contacts_user_trash ON contacts(user_id, display_name COLLATE NOCASE) WHERE deleted_at IS NOT NULL;

@@ -70,6 +70,10 @@ export const notes: ResourceDefinition = {
   },
   sort: { keys: ['created_at', 'updated_at', 'title'], default: 'updated_at', order: 'desc', nocase: ['title'] },
   counted: true,
+  stateIndexes: [
+    { index: 'notes_user_trash', state: { deleted: true } },
+    { index: 'notes_user_archived', state: { archived: true } },
+  ],
   defaults: { title: null, content_format: 'markdown', tags: [], pinned: false, archived: false, custom_fields: null },
   importExtras: { archived: Type.Boolean() },
   complete(record) {
@@ -80,7 +84,8 @@ export const notes: ResourceDefinition = {
     const out = []
     if (query.pinned !== undefined) out.push({ sql: 't.pinned = ?', params: [query.pinned ? 1 : 0] })
     if (query.archived !== undefined) {
-      out.push({ sql: 't.archived = ?', params: [query.archived ? 1 : 0], state: { archived: Boolean(query.archived) } })
+      // Literal, not bound: SQLite uses the partial index notes_user_archived only for `archived = 1` as written.
+      out.push({ sql: `t.archived = ${query.archived ? 1 : 0}`, params: [], state: { archived: Boolean(query.archived) } })
     }
     return out
   },
