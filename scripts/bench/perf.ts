@@ -120,18 +120,47 @@ function queryTimes(file: string, userId: string) {
     listCache: false,
     recordCacheBytes: 0,
   })
-  const timed = (fn: () => unknown) => {
-    const at = timeRuns(fn, 50)
+  const timed = (fn: () => unknown, runs = 50) => {
+    const at = timeRuns(fn, runs)
     return { p50: at(0.5), p99: at(0.99) }
   }
+  const middle = Math.floor(countNotes(file, userId) / 2)
+  const anchor = service.list(userId, 'notes', { limit: 1, offset: middle - 1 }).items[0]?.id as string
   try {
     return {
       list: timed(() => service.list(userId, 'notes', { limit: 20 })),
       search: timed(() => service.list(userId, 'notes', { search: WORD, limit: 20 })),
+      // The middle of the list by offset, and the same page by keyset (after = the item before it).
+      deepOffset: timed(() => service.list(userId, 'notes', { limit: 20, offset: middle }), 10),
+      deepAfter: timed(() => service.list(userId, 'notes', { limit: 20, after: anchor })),
     }
   } finally {
     db.close()
   }
+}
+
+/**
+ * A listing as the client sees it right after its own write: one connection, a POST (not timed)
+ * then the GET (timed, body read), `runs` times. Every write empties the user's list cache, so
+ * each GET pays what is not cached (totals the counters cannot answer, the page query), unlike a
+ * run of GETs alone, where all but the first are cache hits. p50/p99 in ms.
+ */
+async function afterWrites(api: string, headers: Record<string, string>, path: string, runs: number) {
+  const samples: number[] = []
+  const body = JSON.stringify({ content: 'Written before a listing.', tags: ['bench'] })
+  for (let i = 0; i < runs; i++) {
+    const wrote = await fetch(`${api}/notes`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
+    await wrote.arrayBuffer()
+    if (wrote.status !== 201) throw new Error(`POST /notes answered ${wrote.status}`)
+    const started = performance.now()
+    const res = await fetch(`${api}${path}`, { headers })
+    await res.arrayBuffer()
+    samples.push(performance.now() - started)
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`)
+  }
+  samples.sort((a, b) => a - b)
+  const at = (q: number) => round(samples[Math.min(runs - 1, Math.ceil(q * runs) - 1)] as number)
+  return { p50: at(0.5), p99: at(0.99) }
 }
 
 function countNotes(file: string, userId: string): number {
@@ -240,6 +269,8 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     const alone = sqliteCreates(file, userId)
     const list1 = await shoot(listUrl, { connections: 1, seconds: 5, headers })
     const search1 = await shoot(`${api}/notes?search=${WORD}`, { connections: 1, seconds: 5, headers })
+    const listAfterWrite = await afterWrites(api, headers, '/notes?limit=20', 200)
+    const searchAfterWrite = await afterWrites(api, headers, `/notes?search=${WORD}`, 200)
     const [bareRps, byIdRps, listRps] = [medianRps(runs.bare), medianRps(runs.byId), medianRps(runs.list)]
     // Each round's ratio against the bare run just before it, then the median: a disturbed round moves one ratio, not all.
     const ratio = (rs: Shot[]) => round(median(rs.map((s, i) => s.rps / (runs.bare[i] as Shot).rps)))
@@ -262,10 +293,13 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       'idle RSS MB after start': idleRss,
       'bare Fastify idle RSS MB': bareRss,
       'idle RSS vs bare (aim <= 1.15)': round(idleRss / bareRss),
-      'GET /notes?limit=20 p99 ms, 1 conn (aim < 5)': list1.p99,
-      [`GET /notes?search=${WORD} p99 ms, 1 conn, ${hits} hits (aim < 15)`]: search1.p99,
+      'GET /notes?limit=20 p99 ms, 1 conn, repeated: list cache hits (aim < 5)': list1.p99,
+      [`GET /notes?search=${WORD} p99 ms, 1 conn, repeated, ${hits} hits (aim < 15)`]: search1.p99,
+      'GET /notes?limit=20 p50 / p99 ms, 1 conn, each right after a POST (aim < 5)': `${listAfterWrite.p50} / ${listAfterWrite.p99}`,
+      [`GET /notes?search=${WORD} p50 / p99 ms, 1 conn, each right after a POST (aim < 15)`]: `${searchAfterWrite.p50} / ${searchAfterWrite.p99}`,
       'list query in-process, no cache, p50 / p99 ms': `${queries.list.p50} / ${queries.list.p99}`,
       'search query in-process, no cache, p50 / p99 ms': `${queries.search.p50} / ${queries.search.p99}`,
+      'list page in the middle in-process, offset vs after=<id>, p50 ms': `${queries.deepOffset.p50} vs ${queries.deepAfter.p50}`,
       'DB KiB per 1,000 notes (was 1,277)': Math.round(perThousandKiB),
       [`seed ${NOTES} notes via SQLite s`]: round(seeded.seconds, 1),
       'errors + non-2xx (all loads)': errors,

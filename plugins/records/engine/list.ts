@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
 import type { QueryCache } from './query-cache.js'
 import { ftsQuery } from './fts.js'
+import { invalidQuery } from './validate.js'
 import type { RecordStore } from './store.js'
 import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
 
@@ -41,6 +42,19 @@ function tooManyOccurrences(window: { from: number | null; to: number | null }):
     },
   )
 }
+/** The state every condition selects, merged; null when some condition is not a state (a tag, a source...). */
+function stateOf(clauses: SqlClause[]): { deleted?: boolean; archived?: boolean } | null {
+  const state: { deleted?: boolean; archived?: boolean } = {}
+  for (const c of clauses) {
+    if (!c.state) return null
+    Object.assign(state, c.state)
+  }
+  return state
+}
+
+/** A view of a state this small is read through its partial index and sorted in memory. */
+export const SMALL_VIEW = 5000
+
 /** Searches matching more records than this are ordered by the default sort, not by relevance. */
 export const RANK_LIMIT = 5000
 
@@ -66,9 +80,9 @@ export class RecordLister {
   }
 
   private clauses(userId: string, q: ListQuery, ctx: ListContext): SqlClause[] {
-    const out: SqlClause[] = [{ sql: 't.user_id = ?', params: [userId] }]
-    if (q.only_deleted) out.push({ sql: 't.deleted_at IS NOT NULL', params: [] })
-    else if (!q.include_deleted) out.push({ sql: 't.deleted_at IS NULL', params: [] })
+    const out: SqlClause[] = [{ sql: 't.user_id = ?', params: [userId], state: {} }]
+    if (q.only_deleted) out.push({ sql: 't.deleted_at IS NOT NULL', params: [], state: { deleted: true } })
+    else if (!q.include_deleted) out.push({ sql: 't.deleted_at IS NULL', params: [], state: { deleted: false } })
     const hidden = this.def.hiddenByDefault?.(q)
     if (hidden) out.push(hidden)
     if (q.source !== undefined) out.push({ sql: 't.source = ?', params: [q.source] })
@@ -101,6 +115,10 @@ export class RecordLister {
     // Counting a search walks the matches (few) rather than the user's records (many).
     const count = (extra: SqlClause[]) => {
       const all = [...where, ...extra]
+      if (!match) {
+        const kept = this.kept(userId, all)
+        if (kept !== null) return kept
+      }
       const from = match
         ? `(SELECT rowid AS fts_rowid FROM ${table} WHERE ${table} MATCH ?) f JOIN ${this.def.name} t ON t.seq = f.fts_rowid`
         : `${this.def.name} t`
@@ -118,12 +136,17 @@ export class RecordLister {
       ranked = total <= RANK_LIMIT
     }
     const order = this.orderBy(q, ranked)
-    const source = ranked
+    let source = ranked
       ? `${this.def.name} t JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
       : `${this.def.name} t`
+    const expansion = this.def.expansion
+    const window = expansion?.window(q, ctx) ?? null
     const filters = [
       ...where,
       ...(match && !ranked ? [{ sql: `t.seq IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`, params: [match] }] : []),
+      ...(q.after === undefined
+        ? []
+        : [this.keyset(userId, q, (Boolean(match) && q.sort === undefined) || (expansion !== undefined && window !== null))]),
     ]
 
     // Page first (sequence numbers and rank only), full rows after: sorting narrow rows is cheap.
@@ -143,12 +166,19 @@ export class RecordLister {
         .map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
     }
 
-    const expansion = this.def.expansion
-    const window = expansion?.window(q, ctx) ?? null
     if (!expansion || !window) {
+      // Totals the counters keep come first: a page past them (an empty trash or archive among a
+      // million notes) is known to be empty without walking the index in search of it.
+      total ??= match ? null : this.kept(userId, where)
+      if (total !== null && q.after === undefined && q.offset >= total) return { items: [], total }
+      // A small trash or archive among many records: without statistics SQLite walks the sort key's
+      // index over every record in search of the few (0.5 s at 1,000,000 notes, 2.5 s sorted by
+      // title); the counters know the view is small, so its partial index serves and the sort is in memory.
+      const view = total !== null && total <= SMALL_VIEW ? this.viewIndex(where) : null
+      if (view) source = `${this.def.name} t INDEXED BY ${view}`
       const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset])
       // A short first page already is the whole result: no count query needed.
-      total ??= q.offset === 0 && rows.length < q.limit ? rows.length : count([])
+      total ??= q.offset === 0 && q.after === undefined && rows.length < q.limit ? rows.length : count([])
       return { items: this.project(rows, q), total }
     }
 
@@ -175,6 +205,60 @@ export class RecordLister {
       .slice(q.offset, q.offset + q.limit)
       .map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
     return { items: this.project(page, q), total: count(plain) + occurrences.length }
+  }
+
+  /**
+   * `after=<id>` (keyset paging): the records that follow that one in the list's order, found
+   * through the sort key's index instead of skipping `offset` entries one by one (at 1,000,000
+   * notes `offset=500000` walks half a million index entries). The anchor is the caller's own
+   * record, in the trash or not; its sort value and sequence number are the position.
+   */
+  private keyset(userId: string, q: ListQuery, unordered: boolean): SqlClause {
+    // A search without sort is ranked (or, past RANK_LIMIT matches, not): refused either way, so
+    // whether a client may page by keyset never depends on how many records match.
+    if (unordered) {
+      throw invalidQuery('after', 'unsupported', 'after cannot page a search ranked by relevance or a ranged list of events: use offset')
+    }
+    const key = q.sort ?? this.def.sort.default
+    const anchor = this.prepare(`SELECT ${key} AS value, seq FROM ${this.def.name} WHERE id = ? AND user_id = ?`).get(q.after, userId) as
+      { value: unknown; seq: number } | undefined
+    if (!anchor) throw invalidQuery('after', 'not_found', `after names no ${this.def.singular} of yours`)
+    const op = (q.order ?? this.def.sort.order) === 'desc' ? '<' : '>'
+    const col = this.def.sort.nocase?.includes(key) ? `t.${key} COLLATE NOCASE` : `t.${key}`
+    const nullable = this.def.sort.nullable?.includes(key) ?? false
+    // NULLS LAST: after a null come only nulls; after a value, the nulls still follow.
+    if (anchor.value === null) return { sql: `(t.${key} IS NULL AND t.seq ${op} ?)`, params: [anchor.seq] }
+    // The first term bounds the index range; the second breaks ties on the sort value by sequence.
+    const sql = `(${col} ${op}= ? AND (${col} ${op} ? OR t.seq ${op} ?))`
+    return {
+      sql: nullable ? `(${sql} OR t.${key} IS NULL)` : sql,
+      params: [anchor.value, anchor.value, anchor.seq],
+    }
+  }
+
+  /**
+   * The total from records_counts (migration 007) when every condition only selects a state it
+   * keeps; null when some other filter applies and the rows must be counted.
+   */
+  private kept(userId: string, clauses: SqlClause[]): number | null {
+    const state = this.def.counted ? stateOf(clauses) : null
+    if (!state) return null
+    const sql =
+      'SELECT coalesce(sum(n), 0) FROM records_counts WHERE user_id = ? AND resource = ?' +
+      (state.deleted === undefined ? '' : ' AND deleted = ?') +
+      (state.archived === undefined ? '' : ' AND archived = ?')
+    const params = [userId, this.def.name, ...[state.deleted, state.archived].filter((v) => v !== undefined).map(Number)]
+    return this.prepare(sql)
+      .pluck()
+      .get(...params) as number
+  }
+
+  /** The partial index holding exactly a state these conditions ask for (the trash, the archive), if any. */
+  private viewIndex(clauses: SqlClause[]): string | null {
+    const state = stateOf(clauses)
+    if (!state) return null
+    const view = this.def.stateIndexes?.find((v) => Object.entries(v.state).every(([k, want]) => state[k as keyof typeof state] === want))
+    return view?.index ?? null
   }
 
   /** Series id → the starts its overrides replace (they list as plain records of their own). */

@@ -53,6 +53,13 @@ export function listQuerySchema(def: ResourceDefinition) {
       limit: Limit,
       // The core's Offset has no upper bound; past 2^53 SQLite's binding throws (a 500).
       offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+      after: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description: 'keyset paging: the id of the last item of the previous page; the page starts after it (offset applies from there)',
+        }),
+      ),
       sort: Type.Optional(StringEnum(def.sort.keys, { description: `default ${def.sort.default}` })),
       order: Type.Optional(StringEnum(['asc', 'desc'] as const, { description: `default ${def.sort.order}` })),
       search: Type.Optional(Type.String({ maxLength: 500, description: 'full text; ranked by relevance unless sort is given' })),

@@ -22,12 +22,19 @@ export interface WriteContext {
 export interface SqlClause {
   sql: string
   params: unknown[]
+  /**
+   * Set when the condition only selects a record state that records_counts keeps (migration 007):
+   * a list whose every condition carries one reads its total there instead of counting.
+   */
+  state?: { deleted?: boolean; archived?: boolean }
 }
 
 /** The list query after schema validation (coerced types). */
 export type ListQuery = Record<string, unknown> & {
   limit: number
   offset: number
+  /** Keyset paging: the id of the record after which the page starts (the previous page's last item). */
+  after?: string
   sort?: string
   order?: 'asc' | 'desc'
   search?: string
@@ -104,6 +111,14 @@ export interface ResourceDefinition {
   complete(record: Record<string, unknown>, changed: Set<string>, previous: Record<string, unknown> | null, ctx: ResourceContext): void
   /** Resource-specific list filters. */
   filters(query: ListQuery, ctx: ListContext): SqlClause[]
+  /** records_counts keeps this resource's totals per state (migration 007's triggers). */
+  counted?: boolean
+  /**
+   * Partial indexes holding only the records of a state (the trash, the archive), by the list
+   * conditions that imply their WHERE (which must be literal SQL, not a bound parameter, for
+   * SQLite to use them). A counted list of such a state with few records is read through them.
+   */
+  stateIndexes?: Array<{ index: string; state: { deleted?: boolean; archived?: boolean } }>
   /** Hides records unless the query asks for them (notes: archived). */
   hiddenByDefault?(query: ListQuery): SqlClause | null
   /** Projection for `format=compact` (null and empty values are dropped by the engine). */

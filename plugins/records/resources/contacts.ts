@@ -103,6 +103,8 @@ export const contacts: ResourceDefinition = {
     nocase: ['display_name', 'company'],
     nullable: ['company'],
   },
+  counted: true,
+  stateIndexes: [{ index: 'contacts_user_trash', state: { deleted: true } }],
   defaults: contactDefaults(),
   complete(record) {
     normalizeItems(record)

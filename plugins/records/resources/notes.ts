@@ -69,6 +69,11 @@ export const notes: ResourceDefinition = {
     }),
   },
   sort: { keys: ['created_at', 'updated_at', 'title'], default: 'updated_at', order: 'desc', nocase: ['title'] },
+  counted: true,
+  stateIndexes: [
+    { index: 'notes_user_trash', state: { deleted: true } },
+    { index: 'notes_user_archived', state: { archived: true } },
+  ],
   defaults: { title: null, content_format: 'markdown', tags: [], pinned: false, archived: false, custom_fields: null },
   importExtras: { archived: Type.Boolean() },
   complete(record) {
@@ -78,12 +83,15 @@ export const notes: ResourceDefinition = {
   filters(query) {
     const out = []
     if (query.pinned !== undefined) out.push({ sql: 't.pinned = ?', params: [query.pinned ? 1 : 0] })
-    if (query.archived !== undefined) out.push({ sql: 't.archived = ?', params: [query.archived ? 1 : 0] })
+    if (query.archived !== undefined) {
+      // Literal, not bound: SQLite uses the partial index notes_user_archived only for `archived = 1` as written.
+      out.push({ sql: `t.archived = ${query.archived ? 1 : 0}`, params: [], state: { archived: Boolean(query.archived) } })
+    }
     return out
   },
   hiddenByDefault(query) {
     // The trash view shows every deleted note; elsewhere archived notes need asking for.
-    return query.archived === undefined && !query.only_deleted ? { sql: 't.archived = 0', params: [] } : null
+    return query.archived === undefined && !query.only_deleted ? { sql: 't.archived = 0', params: [], state: { archived: false } } : null
   },
   compact(r) {
     return {
