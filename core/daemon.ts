@@ -1,7 +1,6 @@
 import { type BuildOptions, buildApp } from './app.js'
 import { ConfigError } from './config.js'
 import { pruneRestoredAside, removeDaemonLock, writeDaemonLock } from './daemon-state.js'
-import { startupDone } from './startup-heap.js'
 
 /** Builds, listens, and drains on SIGTERM/SIGINT (in-flight requests finish, database closed). */
 export async function runDaemon(options: BuildOptions = {}): Promise<void> {
@@ -24,7 +23,6 @@ export async function runDaemon(options: BuildOptions = {}): Promise<void> {
     await app.close()
     process.exit(1)
   }
-  startupDone()
   const { dataDir, restoreKeep } = app.hearth.config
   // Started on a restored data folder: the previous ones kept aside for a roll-back can go now.
   for (const dir of pruneRestoredAside(dataDir, restoreKeep)) app.log.info({ dir }, 'removed the data folder kept aside by restore')
