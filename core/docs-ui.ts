@@ -40,7 +40,9 @@ export function registerDocsUi(app: FastifyInstance): void {
       throw err
     })
     // Always a GET: the main app derives HEAD from it and drops the body itself.
-    const answer = await (await ui).inject({ method: 'GET', url: request.url, headers: request.headers })
+    // The request's headers (If-None-Match, Range...) without those of a body it does not forward.
+    const { 'content-length': _length, 'transfer-encoding': _encoding, ...headers } = request.headers
+    const answer = await (await ui).inject({ method: 'GET', url: request.url, headers })
     // A missing asset gets the daemon's own 404 envelope, as it did when swagger-ui was registered here.
     if (answer.statusCode === 404) return reply.callNotFound()
     reply.code(answer.statusCode)
