@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { RouteGuards } from './auth/context.js'
+import { registerDocsUi } from './docs-ui.js'
 import { errorEntry } from './errors.js'
 import { routeErrors } from './route-pipeline.js'
 import { ErrorBody } from './schemas.js'
@@ -155,7 +155,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     },
     transformObject: (document) => finish((document as { openapiObject: OpenApiDocument }).openapiObject, options) as never,
   })
-  await app.register(swaggerUi, { routePrefix: '/api/v1/docs', uiConfig: { deepLinking: true } })
+  // The docs UI is set up on its first request (core/docs-ui.ts), not here at every start.
+  registerDocsUi(app)
   app.get('/api/v1/openapi.json', { config: { auth: false, envelope: 'none' }, schema: { hide: true } }, async () => app.swagger())
 }
 

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto'
-import nodemailer from 'nodemailer'
 import { outbound, type TargetPolicy } from '../sync/outbound.js'
 import type { Digest } from './compose.js'
 
@@ -29,6 +28,8 @@ export function signature(secret: string, timestamp: string, body: string): stri
 
 export async function sendEmail(smtp: SmtpSettings, to: string, digest: Digest, markdown: string): Promise<void> {
   if (!smtp.url && !smtp.host) throw new DeliveryError('no SMTP server is configured (HEARTH_SMTP_URL or HEARTH_SMTP_HOST)')
+  // Imported on the first email, not at start: nodemailer is 400 KB of code most days never run.
+  const { default: nodemailer } = await import('nodemailer')
   const transport = smtp.url ? nodemailer.createTransport(smtp.url) : nodemailer.createTransport({ host: smtp.host, port: smtp.port })
   try {
     await transport.sendMail({

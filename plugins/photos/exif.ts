@@ -3,7 +3,11 @@
  * made UTC with OffsetTimeOriginal when present, else read as UTC), the
  * camera and GPS coordinates; and the thumbnail a camera embedded.
  */
-import exifr from 'exifr'
+import type { default as Exifr } from 'exifr'
+
+// Imported on the first photo read, not at start (100 KB of code the daemon otherwise never runs).
+let loading: Promise<typeof Exifr> | undefined
+const exifrModule = () => (loading ??= import('exifr').then((m) => m.default))
 
 export interface PhotoExif {
   takenAt: string | null
@@ -31,6 +35,7 @@ const coord = (v: unknown, limit: number) => (typeof v === 'number' && Number.is
 
 /** `file` is the bytes, or a path exifr reads in chunks (large files). */
 export async function readExif(file: Buffer | string): Promise<PhotoExif> {
+  const exifr = await exifrModule()
   const tags = ((await exifr.parse(file, { reviveValues: false, mergeOutput: true }).catch(() => null)) ?? {}) as Record<string, unknown>
   const gps = (await exifr.gps(file).catch(() => null)) as { latitude?: unknown; longitude?: unknown } | null
   return {
@@ -43,6 +48,7 @@ export async function readExif(file: Buffer | string): Promise<PhotoExif> {
 }
 
 export async function thumbnailOf(file: Buffer): Promise<Buffer | null> {
+  const exifr = await exifrModule()
   const thumb = await exifr.thumbnail(file).catch(() => undefined)
   return thumb ? Buffer.from(thumb) : null
 }

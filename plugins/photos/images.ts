@@ -3,13 +3,19 @@
  * thumbnails, and a downscaled copy for the vision model when the original
  * is large. EXIF orientation is applied (rotate()) before resizing.
  */
-import sharp from 'sharp'
+import type { default as Sharp } from 'sharp'
+
+// Imported on the first image, not at start: sharp's module and libvips (several MB resident) are not
+// needed by a daemon that never makes a thumbnail.
+let loading: Promise<typeof Sharp> | undefined
+const sharpModule = () => (loading ??= import('sharp').then((m) => m.default))
 
 export const THUMBNAIL_SIDE = 320
 /** Vision models work on about this size; larger photos are sent downscaled. */
 export const VISION_SIDE = 1024
 
 export async function thumbnail(input: Buffer | string): Promise<Buffer> {
+  const sharp = await sharpModule()
   return sharp(input, { failOn: 'error' })
     .rotate()
     .resize(THUMBNAIL_SIDE, THUMBNAIL_SIDE, { fit: 'inside', withoutEnlargement: true })
@@ -20,6 +26,7 @@ export async function thumbnail(input: Buffer | string): Promise<Buffer> {
 /** What the vision model gets: the file itself when small enough and of a type models take, else a JPEG of at most VISION_SIDE. */
 export async function forVision(bytes: Buffer, mime: string | undefined): Promise<{ bytes: Buffer; mime: string } | null> {
   try {
+    const sharp = await sharpModule()
     const meta = await sharp(bytes, { failOn: 'error' }).metadata()
     if (mime && (meta.width ?? Infinity) <= VISION_SIDE && (meta.height ?? Infinity) <= VISION_SIDE) return { bytes, mime }
     const scaled = await sharp(bytes, { failOn: 'error' })

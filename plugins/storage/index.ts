@@ -8,6 +8,9 @@ import { poolRoutes } from './routes/pools.js'
 import { volumeRoutes } from './routes/volumes.js'
 import { createStorageService } from './service.js'
 
+/** How long after listening the storage probe starts (unless a storage request starts it sooner). */
+const PROBE_DELAY_MS = 300
+
 /**
  * Storage through the HAL: both storage drivers are registered, the best
  * supported one is picked at start, and POST /detect-provider swaps drivers
@@ -26,17 +29,23 @@ export default definePlugin(
     api.hal.register(linuxBasic)
     api.hal.register(mdadm)
     api.hal.configure('storage', { includeLoopDevices: api.config.includeLoopDevices, toolTimeoutMs: api.config.toolTimeoutMs })
-    // Probing runs the disk tools (lsblk, smartctl, mdadm): once the server listens, so the daemon
-    // answers sooner; a storage request before it ends waits for it (hal.settled, hal.with).
+    // Probing runs the disk tools (lsblk, smartctl, mdadm): each spawn forks the daemon, blocking its event
+    // loop for milliseconds. It starts shortly after the server listens, so the first requests (/health
+    // from the service manager) are answered first; a storage request before it ends starts it or waits
+    // for it (hal.settled, hal.with).
     let detecting = false
+    let timer: NodeJS.Timeout | undefined
     app.addHook('onListen', (done) => {
       detecting = true
-      api.hal
-        .settled('storage')
-        .then(() => api.log.info({ provider: api.hal.active('storage')?.name ?? null }, 'storage driver selected'))
-        .finally(() => (detecting = false))
+      timer = setTimeout(() => {
+        api.hal
+          .settled('storage')
+          .then(() => api.log.info({ provider: api.hal.active('storage')?.name ?? null }, 'storage driver selected'))
+          .finally(() => (detecting = false))
+      }, PROBE_DELAY_MS)
       done()
     })
+    api.onClose(() => clearTimeout(timer))
 
     api.health.register('storage', () => {
       if (detecting && !api.hal.active('storage')) return { status: 'degraded', message: 'detecting the storage driver' }

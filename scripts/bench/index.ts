@@ -15,6 +15,7 @@ const suites: Record<string, string> = {
   dav: 'benchDav',
   semantic: 'benchSemantic',
   perf: 'benchPerf',
+  start: 'benchStart',
 }
 
 const wanted = process.argv.slice(2)

@@ -1,0 +1,79 @@
+/**
+ * Start and idle memory only (issue 11 item 3), quicker than the whole perf table:
+ * `npm run bench -- start`, or after a build `node dist/scripts/bench/start.js [runs]`.
+ * Restarts the daemon on one data folder `runs` times (default 7) and prints wall ms and CPU ms to the
+ * first 200 of /api/v1/health (CPU is the steady figure on a shared machine), then the daemon's idle RSS
+ * 2 s after start with what it is made of (V8 heap, external, /proc smaps_rollup anon vs file-backed), and
+ * the bare Fastify server's RSS measured the same way.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, rssMb, startDaemon, startScript } from './harness.js'
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Anonymous (heap, stacks, malloc) vs file-backed (code of node and the shared libraries) resident MB. */
+function rollup(pid: number): Record<string, number> {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0)
+  const mb = (k: number) => Math.round(k / 102.4) / 10
+  return { anonMb: mb(kb('Anonymous')), fileMb: mb(kb('Rss') - kb('Anonymous')) }
+}
+
+/** Resident MB per mapped shared library (the native addons and libvips show here), largest first. */
+function libraries(pid: number): [string, number][] {
+  const text = readFileSync(`/proc/${pid}/smaps`, 'utf8')
+  const sizes = new Map<string, number>()
+  let current = ''
+  for (const line of text.split('\n')) {
+    const map = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s+(.*)$/.exec(line)
+    if (map) current = map[1] ?? ''
+    else if (line.startsWith('Rss:') && current.includes('.so')) {
+      const name = current.slice(current.lastIndexOf('/') + 1)
+      sizes.set(name, (sizes.get(name) ?? 0) + Number(/(\d+)/.exec(line)?.[1] ?? 0))
+    }
+  }
+  return [...sizes]
+    .filter(([, k]) => k >= 512)
+    .sort((a, b) => b[1] - a[1])
+    .map(([n, k]) => [n, Math.round(k / 102.4) / 10])
+}
+
+export async function benchStart(runs = 7): Promise<Record<string, number | string>> {
+  const first = await startDaemon()
+  await first.stop()
+  const wall: number[] = []
+  const cpu: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const d = await startDaemon({ HEARTH_DATA_DIR: first.dataDir })
+    wall.push(d.startupMs)
+    cpu.push(d.startupCpuMs)
+    await d.stop()
+  }
+  const daemon = await startDaemon({ HEARTH_DATA_DIR: first.dataDir })
+  await sleep(2000)
+  const rss = await rssMb(daemon.pid)
+  const parts = rollup(daemon.pid)
+  const libs = libraries(daemon.pid)
+  await daemon.stop()
+  const bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), ['{"data":{"id":"x"}}'])
+  await sleep(2000)
+  const bareRss = await rssMb(bare.pid)
+  const bareParts = rollup(bare.pid)
+  bare.stop()
+  return {
+    'restart -> /health 200 wall ms, median': Math.round(median(wall)),
+    'restart CPU ms, median': median(cpu),
+    'wall ms, all runs': wall.map(Math.round).join(' '),
+    'CPU ms, all runs': cpu.join(' '),
+    'idle RSS MB (2 s after start)': rss,
+    'idle anonymous / file-backed MB': `${parts.anonMb} / ${parts.fileMb}`,
+    'bare Fastify RSS MB': bareRss,
+    'bare anonymous / file-backed MB': `${bareParts.anonMb} / ${bareParts.fileMb}`,
+    'RSS vs bare (aim <= 1.15)': Math.round((rss / bareRss) * 100) / 100,
+    'shared libraries >= 0.5 MB resident': libs.map(([n, m]) => `${n} ${m}`).join(', '),
+  }
+}
+
+if (process.argv[1]?.endsWith('/bench/start.js')) console.table(await benchStart(Number(process.argv[2] ?? 7)))
