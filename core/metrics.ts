@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import type {} from '@fastify/swagger'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Authenticate } from './auth/authenticate.js'
@@ -67,21 +67,34 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
     ...metrics,
     registry,
     install(app, authenticate) {
-      // Each series' child resolved once: prom-client hashes a label object on every inc/observe otherwise.
-      const counted = new Map<string, ReturnType<typeof requests.labels>>()
-      const timed = new Map<string, ReturnType<typeof latency.labels>>()
+      // One series per route pattern, never the raw URL. Each route gets its own onResponse hook
+      // knowing its pattern (no per-request lookup of the route's options, no key strings), with
+      // prom-client's children resolved once per method and status.
+      const seriesOf = (route: string) => {
+        const counts = new Map<string, ReturnType<typeof requests.labels>>()
+        const times = new Map<string, ReturnType<typeof latency.labels>>()
+        return (method: string, status: number, ms: number) => {
+          const key = status === 200 ? method : `${method} ${status}`
+          let count = counts.get(key)
+          if (!count) counts.set(key, (count = requests.labels(method, route, String(status))))
+          count.inc()
+          let time = times.get(method)
+          if (!time) times.set(method, (time = latency.labels(method, route)))
+          time.observe(ms / 1000)
+        }
+      }
+      app.addHook('onRoute', (route) => {
+        const observe = seriesOf(route.url)
+        const hook: onResponseHookHandler = (request, reply, done) => {
+          observe(request.method, reply.statusCode, reply.elapsedTime)
+          done()
+        }
+        route.onResponse = [...(route.onResponse === undefined ? [] : [route.onResponse].flat()), hook]
+      })
+      // Requests no route matched (404s) have no route hooks: this one counts them.
+      const unmatched = seriesOf('unmatched')
       app.addHook('onResponse', (request, reply, done) => {
-        // The route pattern, never the raw URL: one series per route, whatever the ids.
-        const route = request.routeOptions.url ?? 'unmatched'
-        const series = `${request.method} ${route}`
-        const status = reply.statusCode
-        const key = `${series} ${status}`
-        let count = counted.get(key)
-        if (!count) counted.set(key, (count = requests.labels(request.method, route, String(status))))
-        count.inc()
-        let time = timed.get(series)
-        if (!time) timed.set(series, (time = latency.labels(request.method, route)))
-        time.observe(reply.elapsedTime / 1000)
+        if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime)
         done()
       })
       app.get('/metrics', { config: { auth: false, envelope: 'none' }, schema: { hide: true } }, async (request, reply) => {
