@@ -248,9 +248,12 @@ export class RecordLister {
       (state.deleted === undefined ? '' : ' AND deleted = ?') +
       (state.archived === undefined ? '' : ' AND archived = ?')
     const params = [userId, this.def.name, ...[state.deleted, state.archived].filter((v) => v !== undefined).map(Number)]
-    return this.prepare(sql)
-      .pluck()
-      .get(...params) as number
+    const read = () =>
+      this.prepare(sql)
+        .pluck()
+        .get(...params) as number
+    // Cached like the counts it replaces (a statement per listing is a third of a cached list's cost).
+    return this.cache ? this.cache.through(userId, `${sql}\u0000${params.join('\u0000')}`, read) : read()
   }
 
   /** The partial index holding exactly a state these conditions ask for (the trash, the archive), if any. */
