@@ -281,7 +281,7 @@ export class RecordLister {
     const rows = this.prepare('SELECT coalesce(sum(n), 0) FROM records_counts WHERE resource = ?').pluck().get(this.def.name) as number
     if (rows - view > SMALL_VIEW) return null
     const t = this.def.name
-    const archivable = this.def.stateIndexes?.some((v) => v.state.archived !== undefined) ?? false
+    const archivable = this.def.counted?.archived ?? false
     const others: string[] = []
     for (const deleted of [false, true]) {
       for (const archived of archivable ? [false, true] : [null]) {
