@@ -52,6 +52,11 @@ function stateOf(clauses: SqlClause[]): { deleted?: boolean; archived?: boolean 
   return state
 }
 
+/** SQL selecting one state: in the trash or not, and (null: the resource has no archive) archived or not. */
+function combo(deleted: boolean, archived: boolean | null): string {
+  return `deleted_at IS ${deleted ? 'NOT ' : ''}NULL${archived === null ? '' : ` AND archived = ${archived ? 1 : 0}`}`
+}
+
 /** A view of a state this small is read through its partial index and sorted in memory. */
 export const SMALL_VIEW = 5000
 
@@ -113,11 +118,23 @@ export class RecordLister {
     if (search && !match) return { items: [], total: 0 }
     const { table, weights } = this.def.fts
     // Counting a search walks the matches (few) rather than the user's records (many).
+    const outside = match ? this.outside(userId, where) : null
     const count = (extra: SqlClause[]) => {
       const all = [...where, ...extra]
       if (!match) {
         const kept = this.kept(userId, all)
         if (kept !== null) return kept
+      }
+      if (outside && extra.length === 0) {
+        // Every match minus those outside the view: no row of the wide table is read.
+        const matches = this.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck().get(match) as number
+        const sql = `SELECT count(*) FROM ${table} WHERE ${table} MATCH ? AND rowid IN (${outside.sql})`
+        return (
+          matches -
+          (this.prepare(sql)
+            .pluck()
+            .get(match, ...outside.params) as number)
+        )
       }
       const from = match
         ? `(SELECT rowid AS fts_rowid FROM ${table} WHERE ${table} MATCH ?) f JOIN ${this.def.name} t ON t.seq = f.fts_rowid`
@@ -174,7 +191,7 @@ export class RecordLister {
       // A small trash or archive among many records: without statistics SQLite walks the sort key's
       // index over every record in search of the few (0.5 s at 1,000,000 notes, 2.5 s sorted by
       // title); the counters know the view is small, so its partial index serves and the sort is in memory.
-      const view = total !== null && total <= SMALL_VIEW ? this.viewIndex(where) : null
+      const view = !match && total !== null && total <= SMALL_VIEW ? this.viewIndex(where) : null
       if (view) source = `${this.def.name} t INDEXED BY ${view}`
       const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset])
       // A short first page already is the whole result: no count query needed.
@@ -254,6 +271,35 @@ export class RecordLister {
         .get(...params) as number
     // Cached like the counts it replaces (a statement per listing is a third of a cached list's cost).
     return this.cache ? this.cache.through(userId, `${sql}\u0000${params.join('\u0000')}`, read) : read()
+  }
+
+  /**
+   * For a search of a state-only view (the usual one: a user's active records) that holds nearly
+   * every row of the table: the sequence numbers of the rows outside it (other users' records, the
+   * user's records in other states), read from indexes, when records_counts says there are at most
+   * SMALL_VIEW of them. The search's total is then every match minus those outside, with no join
+   * of the wide rows (10,000 matches at 1,170,000 notes: 18.7 ms joined, 0.5 ms this way).
+   */
+  private outside(userId: string, where: SqlClause[]): SqlClause | null {
+    const state = this.def.counted ? stateOf(where) : null
+    const view = state ? this.kept(userId, where) : null
+    if (!state || view === null) return null
+    const rows = this.prepare('SELECT coalesce(sum(n), 0) FROM records_counts WHERE resource = ?').pluck().get(this.def.name) as number
+    if (rows - view > SMALL_VIEW) return null
+    const t = this.def.name
+    const archivable = this.def.counted?.archived ?? false
+    const others: string[] = []
+    for (const deleted of [false, true]) {
+      for (const archived of archivable ? [false, true] : [null]) {
+        const differs =
+          (state.deleted !== undefined && state.deleted !== deleted) || (state.archived !== undefined && state.archived !== archived)
+        if (differs) others.push(`SELECT seq FROM ${t} WHERE user_id = ? AND ${combo(deleted, archived)}`)
+      }
+    }
+    return {
+      sql: [`SELECT seq FROM ${t} WHERE user_id < ?`, `SELECT seq FROM ${t} WHERE user_id > ?`, ...others].join(' UNION ALL '),
+      params: [userId, userId, ...others.map(() => userId)],
+    }
   }
 
   /** The partial index holding exactly a state these conditions ask for (the trash, the archive), if any. */

@@ -111,8 +111,11 @@ export interface ResourceDefinition {
   complete(record: Record<string, unknown>, changed: Set<string>, previous: Record<string, unknown> | null, ctx: ResourceContext): void
   /** Resource-specific list filters. */
   filters(query: ListQuery, ctx: ListContext): SqlClause[]
-  /** records_counts keeps this resource's totals per state (migration 007's triggers). */
-  counted?: boolean
+  /**
+   * records_counts keeps this resource's totals per state (migration 007's triggers): in the trash
+   * or not, and, when `archived`, archived or not.
+   */
+  counted?: { archived: boolean }
   /**
    * Partial indexes holding only the records of a state (the trash, the archive), by the list
    * conditions that imply their WHERE (which must be literal SQL, not a bound parameter, for

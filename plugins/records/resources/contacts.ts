@@ -103,7 +103,7 @@ export const contacts: ResourceDefinition = {
     nocase: ['display_name', 'company'],
     nullable: ['company'],
   },
-  counted: true,
+  counted: { archived: false },
   stateIndexes: [{ index: 'contacts_user_trash', state: { deleted: true } }],
   defaults: contactDefaults(),
   complete(record) {
