@@ -1,7 +1,7 @@
 import { type BuildOptions, buildApp } from './app.js'
 import { ConfigError } from './config.js'
 import { pruneRestoredAside, removeDaemonLock, writeDaemonLock } from './daemon-state.js'
-import { armYoungGenerationHold, releaseYoungGeneration } from './young-generation.js'
+import { armYoungGenerationHold, collectOnceAfterStart, releaseYoungGeneration } from './young-generation.js'
 
 /** Builds, listens, and drains on SIGTERM/SIGINT (in-flight requests finish, database closed). */
 export async function runDaemon(options: BuildOptions = {}): Promise<void> {
@@ -21,6 +21,7 @@ export async function runDaemon(options: BuildOptions = {}): Promise<void> {
   try {
     await app.listen({ port, host })
     releaseYoungGeneration()
+    collectOnceAfterStart()
   } catch (err) {
     app.log.fatal(`cannot listen on ${host}:${port}: ${(err as Error).message} (set HEARTH_PORT or HEARTH_HOST)`)
     await app.close()

@@ -29,3 +29,20 @@ t.test('the young generation stops growing at 4 MB semi-spaces while held, and g
   t.equal(out.held, 8, 'committed new space stays at 8 MB while the daemon starts')
   t.ok(out.released > 8, `grows after release (${out.released} MB)`)
 })
+
+t.test('one major GC runs after start, without putting gc on the global object', async (t) => {
+  const probe = `
+import { PerformanceObserver, constants } from 'node:perf_hooks'
+import { collectOnceAfterStart } from ${JSON.stringify(MODULE)}
+let majors = 0
+new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++ }).observe({ entryTypes: ['gc'] })
+collectOnceAfterStart(10)
+setTimeout(() => console.log(JSON.stringify({ majors, globalGc: typeof globalThis.gc })), 1500)
+`
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' })) as {
+    majors: number
+    globalGc: string
+  }
+  t.ok(out.majors >= 1, `${out.majors} major GC`)
+  t.equal(out.globalGc, 'undefined')
+})
