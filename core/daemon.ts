@@ -1,10 +1,12 @@
 import { type BuildOptions, buildApp } from './app.js'
 import { ConfigError } from './config.js'
 import { pruneRestoredAside, removeDaemonLock, writeDaemonLock } from './daemon-state.js'
+import { armYoungGenerationHold, collectOnceAfterStart, releaseYoungGeneration } from './young-generation.js'
 
 /** Builds, listens, and drains on SIGTERM/SIGINT (in-flight requests finish, database closed). */
 export async function runDaemon(options: BuildOptions = {}): Promise<void> {
   let app: Awaited<ReturnType<typeof buildApp>>
+  armYoungGenerationHold()
   try {
     app = await buildApp(options)
   } catch (err) {
@@ -18,6 +20,8 @@ export async function runDaemon(options: BuildOptions = {}): Promise<void> {
   const { port, host } = app.hearth.config
   try {
     await app.listen({ port, host })
+    releaseYoungGeneration()
+    collectOnceAfterStart()
   } catch (err) {
     app.log.fatal(`cannot listen on ${host}:${port}: ${(err as Error).message} (set HEARTH_PORT or HEARTH_HOST)`)
     await app.close()

@@ -1,5 +1,6 @@
 import cron from 'node-cron'
 import type { FastifyBaseLogger } from 'fastify'
+import { type CronFields, nextMatch, numericFields } from './cron-next.js'
 
 export interface ScheduledJob {
   readonly name: string
@@ -37,7 +38,8 @@ export function createScheduler(log: FastifyBaseLogger): Scheduler {
         })()
         return slot.running
       }
-      const handle = cron.schedule(expression, () => run(), { name, noOverlap: true })
+      const fields = numericFields(expression)
+      const handle = fields ? localTimer(fields, run) : cron.schedule(expression, () => run(), { name, noOverlap: true })
       slot.job = {
         name,
         runNow: run,
@@ -54,6 +56,40 @@ export function createScheduler(log: FastifyBaseLogger): Scheduler {
       const running = [...jobs.values()].map((s) => s.running).filter(Boolean)
       for (const { job } of [...jobs.values()]) job.stop()
       await Promise.allSettled(running)
+    },
+  }
+}
+
+/** setTimeout's longest delay; a later run is reached by re-arming. */
+const MAX_DELAY = 2 ** 31 - 1
+
+/**
+ * A numeric expression's runs on a timer (core/cron-next.ts says why not node-cron's). Like node-cron's
+ * task: armed on the next match, the run is started when the timer fires (the caller skips it if the
+ * previous one is still going), then the match after that one is armed.
+ */
+function localTimer(fields: CronFields, run: () => Promise<void>): { getNextRun(): Date | null; destroy(): void } {
+  let next: Date | null = nextMatch(fields, new Date())
+  let timer: NodeJS.Timeout | undefined
+  const arm = () => {
+    if (!next) return
+    const wait = next.getTime() - Date.now()
+    timer = setTimeout(fire, Math.min(Math.max(wait, 0), MAX_DELAY))
+  }
+  const fire = () => {
+    if (!next) return
+    const now = Date.now()
+    if (now < next.getTime()) return arm()
+    void run()
+    next = nextMatch(fields, new Date(Math.max(now, next.getTime())))
+    arm()
+  }
+  arm()
+  return {
+    getNextRun: () => next,
+    destroy: () => {
+      next = null
+      clearTimeout(timer)
     },
   }
 }

@@ -23,17 +23,23 @@ async function check(
   fn: () => HealthReport | Promise<HealthReport>,
   log: { error(obj: object, msg: string): void },
 ): Promise<HealthReport> {
+  // Cleared as soon as the check answers: a timer left to run its 2 s per check and request kept ~4 timers,
+  // promises and closures alive per /health, promoted to the old generation under a monitoring flood
+  // (270 MB of garbage after 70,000 requests, issue 11).
+  let timer: NodeJS.Timeout | undefined
   try {
     return await Promise.race([
       fn(),
-      new Promise<HealthReport>((resolve) =>
-        setTimeout(() => resolve({ status: 'unavailable', message: 'health check timed out' }), 2000).unref(),
-      ),
+      new Promise<HealthReport>((resolve) => {
+        timer = setTimeout(() => resolve({ status: 'unavailable', message: 'health check timed out' }), 2000).unref()
+      }),
     ])
   } catch (err) {
     // /health is public: the exception (paths, SQL, hosts) goes to the log, the answer says only that it failed.
     log.error({ err, component: name }, 'health check failed')
     return { status: 'unavailable', message: 'health check failed (see the daemon log)' }
+  } finally {
+    clearTimeout(timer)
   }
 }
 

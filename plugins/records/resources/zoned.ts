@@ -7,7 +7,9 @@ import { instantOfWall, offsetAt } from './zone-offsets.js'
  * UTC fields are the wall-clock fields, so the daemon's process TZ never enters.
  */
 
-export const isZone = (name: string): boolean => IANAZone.isValidZone(name)
+/** 'UTC' (HEARTH_TIMEZONE's default, checked at every start) is answered without Luxon's Intl probe: the
+ *  first Intl date formatter maps ICU's zone data, megabytes of RSS an idle daemon need not hold. */
+export const isZone = (name: string): boolean => name === 'UTC' || IANAZone.isValidZone(name)
 
 /** A floating Date from wall-clock parts; years 0–99 stay themselves. */
 export function wall(y: number, m: number, d: number, h = 0, mi = 0, s = 0, ms = 0): Date {
