@@ -9,7 +9,7 @@
  *   HEARTH_BENCH_NOTES=1000000 npm run bench -- perf
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, statSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { databasePath, openDatabase } from '../../core/db/sqlite.js'
@@ -188,6 +188,12 @@ const fileBytes = (path: string) => {
     return 0
   }
 }
+/** User + system CPU ms a process has used (Linux /proc, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
@@ -251,10 +257,19 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     await shoot(listUrl, { connections: 64, seconds: 2, headers })
     await shoot(bareUrl, { connections: 64, seconds: 2 })
     const runs: Record<'bare' | 'byId' | 'list', Shot[]> = { bare: [], byId: [], list: [] }
+    // CPU the server process used per request answered (user + system, /proc): steadier than req/s on a
+    // shared machine, and free of the kernel's cost of waking the load generator (which grows as a server slows).
+    const cpu: Record<'bare' | 'byId' | 'list', number[]> = { bare: [], byId: [], list: [] }
+    const measured = async (which: 'bare' | 'byId' | 'list', pid: number, shot: () => Promise<Shot>) => {
+      const before = cpuMs(pid)
+      const result = await shot()
+      cpu[which].push(((cpuMs(pid) - before) * 1000) / Math.max(1, result.rps * SECONDS))
+      return result
+    }
     for (let r = 0; r < ROUNDS; r++) {
-      runs.bare.push(await shoot(bareUrl, { connections: 64, seconds: SECONDS }))
-      runs.byId.push(await shoot(byIdUrl, { connections: 64, seconds: SECONDS, headers }))
-      runs.list.push(await shoot(listUrl, { connections: 64, seconds: SECONDS, headers }))
+      runs.bare.push(await measured('bare', Number(bare.pid), () => shoot(bareUrl, { connections: 64, seconds: SECONDS })))
+      runs.byId.push(await measured('byId', daemon.pid, () => shoot(byIdUrl, { connections: 64, seconds: SECONDS, headers })))
+      runs.list.push(await measured('list', daemon.pid, () => shoot(listUrl, { connections: 64, seconds: SECONDS, headers })))
     }
     // A working set rather than one record: 1,000 different notes in turn (the record cache holds them all).
     const spread = seeded.ids.slice(0, 1000).map((id) => `/api/v1/notes/${id}`)
@@ -280,6 +295,9 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       'GET /notes/:id req/s (64 conn)': byIdRps,
       'bare Fastify same JSON req/s (64 conn)': bareRps,
       'GET /notes/:id vs bare (aim >= 0.7)': ratio(runs.byId),
+      'server CPU us per request, median: bare | by-id | list': [cpu.bare, cpu.byId, cpu.list]
+        .map((xs) => round(median(xs), 1))
+        .join(' | '),
       [`GET /notes/:id over ${spread.length} different ids req/s, vs median bare`]: `${byIdSpread.rps}, ${round(byIdSpread.rps / bareRps)}`,
       'GET /notes?limit=20 req/s (64 conn)': listRps,
       'GET /notes?limit=20 vs bare by-id (aim >= 0.25)': ratio(runs.list),
