@@ -21,7 +21,7 @@ export function jsonTextOf(value: unknown): string | undefined {
 /**
  * The envelope `{ data, ...rest }` written from the texts of its data (one
  * object or a list of them), or undefined when any piece has no text or its
- * keys are not exactly the properties the route declares for it (`shapes`:
+ * keys are not exactly the properties the route declares for it, in any order (`shapes`:
  * the data schema's property names, one list per branch of a union): then the
  * route's serializer writes the whole answer as usual, so a route declaring a
  * narrower schema never sends more than it declares. `rest` (meta, tier) is
@@ -52,9 +52,14 @@ export function spliceEnvelope(payload: unknown, shapes: readonly string[][]): s
   return `${out}}`
 }
 
+/**
+ * The object has exactly the properties of one shape, in any order: the text was written by a schema
+ * serializer, which writes the schema's order whatever the object's.
+ */
 function hasShape(value: object, shapes: readonly string[][]): boolean {
-  const keys = Object.keys(value)
-  return shapes.some((shape) => shape.length === keys.length && shape.every((key, i) => keys[i] === key))
+  let count = 0
+  for (const _ in value) count++
+  return shapes.some((shape) => shape.length === count && shape.every((key) => Object.hasOwn(value, key)))
 }
 
 interface DataSchema {

@@ -136,7 +136,9 @@ export function createRecordsService({
   const recordCaches = new Map<string, RecordCache>()
   const recordCache = (name: string, def: ResourceDefinition) => {
     if (!serializer || recordCacheBytes <= 0) return null
-    const cache = new RecordCache(recordCacheBytes, () => db.inTransaction, external, serializer(def.schemas.record))
+    // One budget for the three resources together.
+    const share = Math.floor(recordCacheBytes / Object.keys(resources).length)
+    const cache = new RecordCache(share, () => db.inTransaction, external, serializer(def.schemas.record))
     recordCaches.set(name, cache)
     return cache
   }

@@ -20,6 +20,11 @@ const plugin = definePlugin({ name: 'texts', version: '1.0.0', apiVersion: '^1.2
   app.get('/narrow', { schema: { response: { 200: Single(Narrow) } } }, async () => kept())
   app.get('/list', { schema: { response: { 200: ListOf(Wide) } } }, async () => ({ items: [kept(), kept()], total: 2 }))
   app.get('/mixed', { schema: { response: { 200: ListOf(Wide) } } }, async () => ({ items: [kept(), { id: 'b', secret: 't' }], total: 2 }))
+  // The object's keys in another order than the schema's (a record built column by column): still spliced,
+  // since the text is the serializer's (schema order); the marker text shows that the splice was used.
+  app.get('/reordered', { schema: { response: { 200: Single(Wide) } } }, async () =>
+    withJsonText({ secret: 'x', id: 'a' }, '{"id":"a","secret":"kept"}'),
+  )
   // A text that does not match its object would show here: the splice must be the route's own output.
   app.get('/stale', { schema: { response: { 200: Single(Wide) } } }, async () =>
     withJsonText({ id: 'a', secret: 'x' }, '{"id":"a","secret":"x"}'),
@@ -46,4 +51,5 @@ t.test('kept JSON texts go out as they are, only where the route declares exactl
     'an item without a text: the whole list is serialized',
   )
   t.equal(await get('/stale'), '{"data":{"id":"a","secret":"x"}}')
+  t.equal(await get('/reordered'), '{"data":{"id":"a","secret":"kept"}}', 'the same fields in another order are spliced')
 })

@@ -39,7 +39,7 @@ export class RecordStore {
     const writable = [...this.columns, ...MANAGED]
     this.stmt = {
       get: db.prepare(`SELECT * FROM ${t} WHERE id = ? AND user_id = ?`),
-      bySeq: db.prepare(`SELECT t.* FROM json_each(?) j JOIN ${t} t ON t.seq = j.value ORDER BY j.key`),
+      bySeq: db.prepare(`SELECT t.* FROM json_each(?) j JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`),
       insert: db.prepare(
         `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
       ),
@@ -102,7 +102,7 @@ export class RecordStore {
    */
   bySeqs(userId: string, seqs: number[]): Array<{ seq: number; record: ApiRecord }> {
     const cache = this.cache
-    const read = (wanted: number[]) => this.stmt.bySeq.all(JSON.stringify(wanted)) as Row[]
+    const read = (wanted: number[]) => this.stmt.bySeq.all(JSON.stringify(wanted), userId) as Row[]
     if (!cache?.enabled) return read(seqs).map((row) => ({ seq: row.seq, record: this.toRecord(row) }))
     cache.checkExternal()
     const found = new Map<number, ApiRecord>()
