@@ -2,11 +2,12 @@ import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import type {} from '@fastify/swagger'
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, Gauge, Registry } from 'prom-client'
 import type { Authenticate } from './auth/authenticate.js'
 import { roleAllows } from './auth/guards.js'
 import { HttpError } from './errors.js'
 import type { Hal } from './hal/registry.js'
+import { createRequestTally } from './request-tally.js'
 
 /**
  * Prometheus metrics at GET /metrics (text format 0.0.4): request counts and
@@ -28,18 +29,12 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
   install(app: FastifyInstance, authenticate: Authenticate): void
 } {
   const registry = new Registry()
-  const requests = new Counter({
-    name: 'hearth_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  })
-  const latency = new Histogram({
-    name: 'hearth_http_request_duration_seconds',
-    help: 'Time to answer, by route pattern and method',
-    labelNames: ['method', 'route'],
+  const tally = createRequestTally(registry, {
+    requests: 'hearth_http_requests_total',
+    requestsHelp: 'HTTP requests answered, by route pattern, method and status',
+    latency: 'hearth_http_request_duration_seconds',
+    latencyHelp: 'Time to answer, by route pattern and method',
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
   })
   const metrics: Metrics = {
     register(kind, name, help, labelNames, collect) {
@@ -68,23 +63,9 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
     registry,
     install(app, authenticate) {
       // One series per route pattern, never the raw URL. Each route gets its own onResponse hook
-      // knowing its pattern (no per-request lookup of the route's options, no key strings), with
-      // prom-client's children resolved once per method and status.
-      const seriesOf = (route: string) => {
-        const counts = new Map<string, ReturnType<typeof requests.labels>>()
-        const times = new Map<string, ReturnType<typeof latency.labels>>()
-        return (method: string, status: number, ms: number) => {
-          const key = status === 200 ? method : `${method} ${status}`
-          let count = counts.get(key)
-          if (!count) counts.set(key, (count = requests.labels(method, route, String(status))))
-          count.inc()
-          let time = times.get(method)
-          if (!time) times.set(method, (time = latency.labels(method, route)))
-          time.observe(ms / 1000)
-        }
-      }
+      // knowing its pattern (no per-request lookup of the route's options, no key strings).
       app.addHook('onRoute', (route) => {
-        const observe = seriesOf(route.url)
+        const observe = tally.route(route.url)
         const hook: onResponseHookHandler = (request, reply, done) => {
           observe(request.method, reply.statusCode, reply.elapsedTime)
           done()
@@ -92,7 +73,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
         route.onResponse = [...(route.onResponse === undefined ? [] : [route.onResponse].flat()), hook]
       })
       // Requests no route matched (404s) have no route hooks: this one counts them.
-      const unmatched = seriesOf('unmatched')
+      const unmatched = tally.route('unmatched')
       app.addHook('onResponse', (request, reply, done) => {
         if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime)
         done()

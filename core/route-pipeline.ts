@@ -164,10 +164,12 @@ export function routeErrors(config: RouteGuards, schema: RouteSchema | undefined
   return [...codes]
 }
 
-/** Lets a route return its record (or `{ items, total }`) while the wire carries the envelope. */
+/**
+ * Lets a route return its record (or `{ items, total }`) while the wire carries the envelope. A handler
+ * that answers synchronously gets its envelope synchronously: no promise per request on hot reads.
+ */
 function enveloped(handler: RouteOptions['handler'], mode: 'single' | 'list', defaultTier: () => Tier): RouteOptions['handler'] {
-  return async function envelope(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    const result = await handler.call(this, request, reply)
+  const wrap = (request: FastifyRequest, reply: FastifyReply, result: unknown) => {
     if (result === reply || reply.sent) return reply
     if (result === undefined) return reply.code(204).send()
     if (mode === 'single') return { data: result }
@@ -179,4 +181,14 @@ function enveloped(handler: RouteOptions['handler'], mode: 'single' | 'list', de
       tier: request.auth?.tier ?? defaultTier(),
     }
   }
+  return function envelope(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const result: unknown = handler.call(this, request, reply)
+    if (isThenable(result)) return result.then((value) => wrap(request, reply, value))
+    const answer = wrap(request, reply, result)
+    // Fastify sends what a synchronous handler returns: never the reply already sent.
+    return answer === reply ? undefined : answer
+  } as RouteOptions['handler']
 }
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'

@@ -30,6 +30,9 @@ export function bearer(header: string | undefined): string | null {
 export function createAuthenticator(deps: { systemToken: string; users: Users; apiKeys: ApiKeys; tokens: Tokens }) {
   const systemDigest = Buffer.from(sha256(deps.systemToken), 'hex')
   const isSystemToken = (digest: string) => timingSafeEqual(Buffer.from(digest, 'hex'), systemDigest)
+  // An API key is not compared with the system token (a buffer and a compare per request) unless the
+  // configured token itself has the key prefix: the prefix is the keys' public format, not a secret.
+  const keyMayBeSystem = deps.systemToken.startsWith('clk_')
 
   const context = (via: AuthContext['via'], user: UserRow | undefined, extra: Partial<AuthContext> = {}): AuthContext => ({
     via,
@@ -59,13 +62,14 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
     if (!token) throw new HttpError('UNAUTHORIZED')
 
     const digest = sha256(token)
-    if (isSystemToken(digest)) {
+    const apiKey = token.startsWith('clk_')
+    if ((keyMayBeSystem || !apiKey) && isSystemToken(digest)) {
       const user = impersonated(headers['x-svc-user-id'], deps.users.soleUser())
       // The system token keeps owner rights whoever it acts for.
       return { ...context('system_token', user), role: 'owner' }
     }
 
-    if (token.startsWith('clk_')) {
+    if (apiKey) {
       const key = deps.apiKeys.lookup(token, digest)
       const owner = key && deps.users.get(key.user_id)
       if (!key || !owner || owner.disabled) throw new HttpError('UNAUTHORIZED')

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, preHandlerHookHandler } from 'fastify'
 import type { Db } from './sqlite.js'
 
 /**
@@ -73,11 +73,18 @@ export function createGroupCommit(db: Db): GroupCommit {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-/** Writing requests join the turn's batch before their handler; every answer waits for an open batch's commit. */
+/**
+ * Writing requests join the turn's batch before their handler; every answer waits for an open batch's commit.
+ * The joining hook is set on writing routes only: a read then runs no preHandler stage at all.
+ */
 export function installGroupCommit(app: FastifyInstance, group: GroupCommit): void {
-  app.addHook('preHandler', (request, _reply, done) => {
+  const join: preHandlerHookHandler = (request, _reply, done) => {
     if (WRITES.has(request.method)) group.join()
     done()
+  }
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((method) => WRITES.has(method))) return
+    route.preHandler = [join, ...(route.preHandler === undefined ? [] : [route.preHandler].flat())]
   })
   app.addHook('onSend', (_request, _reply, payload, done) => {
     const pending = group.settled()

@@ -21,6 +21,7 @@ t.test('/metrics: requests by route pattern, latency, database size, drivers, DN
     await app.inject({ method: 'GET', url: `/api/v1/notes/${created.json().data.id}`, headers: auth(o.token) })
   }
   await app.inject({ method: 'GET', url: '/api/v1/notes/00000000-0000-4000-8000-000000000000', headers: auth(o.token) })
+  await app.inject({ method: 'GET', url: '/api/v1/nowhere', headers: auth(o.token) })
   await dnsApi(app, o.token).zone('home.test')
   await dig(port, 'nothing.home.test', 'A')
   await dig(port, 'home.test', 'SOA')
@@ -46,6 +47,19 @@ t.test('/metrics: requests by route pattern, latency, database size, drivers, DN
   )
   // The parser folds labelled histograms into bare buckets: the count line is read as written.
   t.match(res.body, 'hearth_http_request_duration_seconds_count{method="GET",route="/api/v1/notes/:id"} 4')
+  // Buckets as Prometheus reads them: cumulative, in bucket order, +Inf equal to the count, a sum in seconds.
+  const byId = res.body.split('\n').filter((l) => l.includes('route="/api/v1/notes/:id"') && l.startsWith('hearth_http_request_duration'))
+  const buckets = byId.filter((l) => l.includes('_bucket')).map((l) => Number(l.split(' ')[1]))
+  t.equal(buckets.length, 12, 'eleven bounds and +Inf')
+  t.ok(
+    buckets.every((v, i) => i === 0 || v >= (buckets[i - 1] as number)),
+    'cumulative',
+  )
+  t.equal(buckets.at(-1), 4)
+  t.match(byId[0], /_bucket\{le="0\.001",method="GET",route="\/api\/v1\/notes\/:id"\} \d+$/)
+  const sum = Number(byId.find((l) => l.includes('_sum'))?.split(' ')[1])
+  t.ok(sum > 0 && sum < 10, 'the sum is in seconds')
+  t.match(res.body, 'hearth_http_requests_total{method="GET",route="unmatched",status="404"}', 'requests no route matched')
 
   const size = family(all, 'hearth_db_size_bytes')?.metrics.find((m) => m.labels?.file === 'hearth.db')
   t.ok(Number(size?.value) > 0, 'database size')

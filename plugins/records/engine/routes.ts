@@ -124,7 +124,7 @@ export function resourceRoutes(
         response: { 200: ListOf(item) },
       },
     },
-    async (request) => service.list(request.userId, resource, request.query as ListQuery),
+    (request) => service.list(request.userId, resource, request.query as ListQuery),
   )
 
   app.get(
@@ -138,7 +138,8 @@ export function resourceRoutes(
         response: { 200: withEtag(Single(Record)) },
       },
     },
-    async (request, reply) =>
+    // Synchronous: the pipeline envelopes a plain return without a promise (the hottest read).
+    (request, reply) =>
       tagged(reply, service.get(request.userId, resource, request.params.id, { includeDeleted: request.query.include_deleted })),
   )
 

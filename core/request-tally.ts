@@ -1,0 +1,112 @@
+import { Counter, type Registry } from 'prom-client'
+
+/**
+ * The per-request metrics (requests by route, method and status; latency by route and method),
+ * written by every answer. prom-client's labelled `inc()`/`observe()` validate and hash their labels
+ * on each call (~0.5 µs a request on by-id reads); here each series is a tally of plain numbers
+ * resolved once, and the registry reads the tallies when scraped, in prom-client's own text format.
+ */
+export interface RequestTally {
+  /** The recorder of one route pattern: count and latency by method and status. */
+  route(pattern: string): (method: string, status: number, ms: number) => void
+}
+
+interface Tally {
+  labels: { method: string; route: string; status: string }
+  n: number
+}
+
+interface Latency {
+  labels: { method: string; route: string }
+  /** Observations per bucket (not cumulative), as prom-client keeps them. */
+  counts: Float64Array
+  sum: number
+  count: number
+}
+
+export function createRequestTally(
+  registry: Registry,
+  names: { requests: string; requestsHelp: string; latency: string; latencyHelp: string; buckets: number[] },
+): RequestTally {
+  const counted: Tally[] = []
+  const timed: Latency[] = []
+  const { buckets } = names
+
+  new Counter({
+    name: names.requests,
+    help: names.requestsHelp,
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+    collect(this: Counter) {
+      this.reset()
+      for (const c of counted) this.inc(c.labels, c.n)
+    },
+  })
+  // A histogram whose values are the tallies: the registry formats what get() answers (prom-client's Metric shape).
+  const histogram = {
+    name: names.latency,
+    help: names.latencyHelp,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: async () => ({
+      name: names.latency,
+      help: names.latencyHelp,
+      type: 'histogram',
+      aggregator: 'sum',
+      values: timed.flatMap((t) => {
+        let acc = 0
+        const lines = buckets.map((le, i) => {
+          acc += t.counts[i] ?? 0
+          return { labels: { le, ...t.labels }, value: acc, metricName: `${names.latency}_bucket` }
+        })
+        return [
+          ...lines,
+          { labels: { le: '+Inf', ...t.labels }, value: t.count, metricName: `${names.latency}_bucket` },
+          { labels: t.labels, value: t.sum, metricName: `${names.latency}_sum` },
+          { labels: t.labels, value: t.count, metricName: `${names.latency}_count` },
+        ]
+      }),
+    }),
+    reset() {
+      for (const t of timed) {
+        t.counts.fill(0)
+        t.sum = 0
+        t.count = 0
+      }
+    },
+  }
+  registry.registerMetric(histogram as never)
+
+  return {
+    route(pattern) {
+      const counts = new Map<string, Tally>()
+      const times = new Map<string, Latency>()
+      return (method, status, ms) => {
+        const key = status === 200 ? method : `${method} ${status}`
+        let count = counts.get(key)
+        if (!count) {
+          count = { labels: { method, route: pattern, status: String(status) }, n: 0 }
+          counted.push(count)
+          counts.set(key, count)
+        }
+        count.n++
+        let time = times.get(method)
+        if (!time) {
+          time = { labels: { method, route: pattern }, counts: new Float64Array(buckets.length), sum: 0, count: 0 }
+          timed.push(time)
+          times.set(method, time)
+        }
+        const seconds = ms / 1000
+        time.sum += seconds
+        time.count++
+        // The first bucket the value fits in (prom-client's rule: value <= le); above them all only +Inf counts it.
+        for (let i = 0; i < buckets.length; i++) {
+          if (seconds <= (buckets[i] as number)) {
+            time.counts[i] = (time.counts[i] ?? 0) + 1
+            break
+          }
+        }
+      }
+    },
+  }
+}
