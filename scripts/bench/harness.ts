@@ -26,10 +26,20 @@ export interface Daemon {
   stop(): Promise<void>
 }
 
-/** The file `npm start` runs (package.json scripts.start is `node <file>`): the bench starts what users start. */
-export const DAEMON_ENTRY = join(
-  ROOT,
-  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^node\s+/, ''),
+/** package.json's scripts.start, `[NAME=value ...] node <file>`: the bench starts what users start, with its environment. */
+const START = /^((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)node\s+(\S+)$/.exec(
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.trim(),
+)
+if (!START) throw new Error('package.json scripts.start is not `[NAME=value ...] node <file>`')
+/** The file `npm start` runs. */
+export const DAEMON_ENTRY = join(ROOT, START[2] as string)
+/** The variables `npm start` sets before node (MALLOC_TRIM_THRESHOLD_: glibc reads it when the process starts). */
+export const START_ENV: Record<string, string> = Object.fromEntries(
+  (START[1] as string)
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 )
 
 /** Starts the daemon as `npm start` would, as its own process (node directly, so its PID is the server's). */
@@ -40,6 +50,7 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
       ...process.env,
+      ...START_ENV,
       HEARTH_DATA_DIR: dataDir,
       HEARTH_PORT: String(port),
       HEARTH_HOST: '127.0.0.1',
