@@ -64,9 +64,14 @@ const serializerFactory = SerializerSelector()({}, {})
 type Route = Parameters<typeof serializerFactory>[0]
 const compile = (route: Route) => serializerFactory(route) as Serialize
 
-/** A schema as a response serializer would write it (fast-json-stringify, the routes' options). */
+/**
+ * A schema as a response serializer would write it (fast-json-stringify, the routes' options), compiled on
+ * its first call as route serializers are: records asks for three at start, and each compile held its
+ * generated code and fast-json-stringify's own Ajv from the start on (issue 11, idle memory).
+ */
 export function compileSerializer(schema: object): Serialize {
-  return compile({ schema, method: 'GET', url: '/', httpStatus: '200' } as Route)
+  let serialize: Serialize | undefined
+  return (data) => (serialize ??= compile({ schema, method: 'GET', url: '/', httpStatus: '200' } as Route))(data)
 }
 
 /**
