@@ -20,6 +20,7 @@ import {
   statusResponse,
   XmlError,
   type XmlNode,
+  xmlReady,
 } from './xml.js'
 
 /** Methods fastify does not route by default; all carry a body. */
@@ -84,6 +85,8 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
       throw new HttpError('INTERNAL_ERROR')
     }
     const exists = (c: Collection) => c.kind === 'card' || objects.calendars(userId).includes(c.name)
+    // The XML parser is loaded by the first body that needs it (xml.ts).
+    if (body.trim() && EXTRA_METHODS.includes(req.method)) await xmlReady()
 
     switch (req.method) {
       case 'PROPFIND':

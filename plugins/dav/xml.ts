@@ -1,4 +1,4 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import type { XMLParser, XMLValidator } from 'fast-xml-parser'
 
 /**
  * DAV request bodies as a small namespace-resolved tree, and the writer of
@@ -27,7 +27,19 @@ export class XmlError extends Error {}
 
 const MAX_DEPTH = 64
 
-const parser = new XMLParser({
+/**
+ * fast-xml-parser (and its dependencies, ~120 KB of code) is imported by the first DAV request with a
+ * body, not at start (issue 11, idle memory): routes.ts awaits `xmlReady()` before dispatching one.
+ */
+let lib: { parser: XMLParser; validator: typeof XMLValidator } | undefined
+let loading: Promise<void> | undefined
+export function xmlReady(): Promise<void> {
+  return (loading ??= import('fast-xml-parser').then(({ XMLParser, XMLValidator }) => {
+    lib = { parser: new XMLParser(PARSER_OPTIONS), validator: XMLValidator }
+  }))
+}
+
+const PARSER_OPTIONS = {
   ignoreAttributes: false,
   preserveOrder: true,
   processEntities: false,
@@ -38,7 +50,7 @@ const parser = new XMLParser({
   parseAttributeValue: false,
   ignoreDeclaration: true,
   ignorePiTags: true,
-})
+}
 
 const ENTITY = /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|lt|gt|quot|apos));/g
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
@@ -51,11 +63,13 @@ function decode(text: string): string {
   })
 }
 
-/** Parses a DAV XML body; throws XmlError for anything malformed or carrying a DOCTYPE. */
+/** Parses a DAV XML body (after `xmlReady()`); throws XmlError for anything malformed or carrying a DOCTYPE. */
 export function parseXml(body: string): XmlNode {
+  if (!lib) throw new Error('parseXml before xmlReady()')
+  const { parser, validator } = lib
   if (/<!DOCTYPE|<!ENTITY/i.test(body)) throw new XmlError('DOCTYPE and entity declarations are not accepted')
   // The parser forgives unclosed elements; the validator does not.
-  const valid = XMLValidator.validate(body)
+  const valid = validator.validate(body)
   if (valid !== true) throw new XmlError(`malformed XML: ${valid.err.msg}`)
   let raw: unknown[]
   try {

@@ -1,4 +1,4 @@
-import { XMLParser } from 'fast-xml-parser'
+import type { XMLParser } from 'fast-xml-parser'
 
 /**
  * WebDAV multistatus answers (RFC 4918, 6578) read into plain objects.
@@ -7,15 +7,24 @@ import { XMLParser } from 'fast-xml-parser'
  * references are decoded, in one pass, in the strings we read (hrefs, etags,
  * tokens, address and calendar data).
  */
-const parser = new XMLParser({
+let parser: XMLParser | undefined
+let loading: Promise<void> | undefined
+/** fast-xml-parser is imported by the first multistatus answer, not at start (issue 11, idle memory). */
+export function davXmlReady(): Promise<void> {
+  return (loading ??= import('fast-xml-parser').then(({ XMLParser }) => {
+    parser = new XMLParser(PARSER_OPTIONS)
+  }))
+}
+
+const PARSER_OPTIONS = {
   ignoreAttributes: true,
   removeNSPrefix: true,
   processEntities: false,
   htmlEntities: false,
   parseTagValue: false,
   trimValues: true,
-  isArray: (name) => name === 'response' || name === 'propstat' || name === 'href' || name === 'supported-report',
-})
+  isArray: (name: string) => name === 'response' || name === 'propstat' || name === 'href' || name === 'supported-report',
+}
 
 const ESCAPES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'" }
 /** The predefined escapes and character references (&#13; &#x0D;), one pass; anything else is left as written. */
@@ -46,7 +55,9 @@ const statusCode = (line: unknown) => {
   return m ? Number(m[1]) : null
 }
 
+/** After `davXmlReady()`. */
 export function parseMultistatus(xml: string): Multistatus {
+  if (!parser) throw new Error('parseMultistatus before davXmlReady()')
   const doc = parser.parse(xml) as { multistatus?: { response?: unknown[]; 'sync-token'?: unknown } }
   const ms = doc.multistatus
   if (!ms || typeof ms !== 'object') throw new Error('the server did not answer a WebDAV multistatus')

@@ -1,5 +1,7 @@
 import t from 'tap'
-import { parseMultistatus, text } from '../dav-xml.js'
+import { davXmlReady, parseMultistatus, text } from '../dav-xml.js'
+
+await davXmlReady()
 
 /** The multistatus reader: entities never expand; escapes and character references are decoded once. */
 t.test('a DOCTYPE entity bomb is not expanded', async (t) => {
