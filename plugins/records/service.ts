@@ -166,9 +166,11 @@ export function createRecordsService({
   }
   const iso = () => new Date(now()).toISOString()
   // Every change goes through here: the user's cached list results go stale at once, except those
-  // the query cache can carry across the creation of one record (`created`: its sequence number).
+  // the query cache can carry across the write of one record in its own row (`created`: the new
+  // record's sequence number; a change: the record is looked up, gone when erased: not carried).
   const emit = (e: Engine, action: string, userId: string, id: string, data: unknown, created?: number) => {
-    cache.bump(userId, created === undefined ? undefined : { resource: e.def.name, seq: created })
+    const seq = created ?? (action === 'created' ? null : e.store.seqOf(userId, id))
+    cache.bump(userId, seq === null ? undefined : { resource: e.def.name, seq, created: created !== undefined })
     events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
   }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
-import type { Created, Maintain, QueryCache } from './query-cache.js'
+import type { Maintain, QueryCache, Written } from './query-cache.js'
 import { ftsQuery } from './fts.js'
 import { invalidQuery } from './validate.js'
 import type { RecordStore } from './store.js'
@@ -147,9 +147,11 @@ export class RecordLister {
             .get(match, ...outside.params) as number)
         )
       }
-      // A record created since is one more in the count when it satisfies the conditions.
+      // A record created since is one more in the count when it satisfies the conditions; one
+      // changed may have been counted before or not: counted again.
       const maintain: Maintain<number> | undefined = this.def.rowLocalFilters
-        ? (n, created) => n + this.satisfying(created, all, matches).length
+        ? (n, written) =>
+            written.every((w) => w.created || w.resource !== this.def.name) ? n + this.satisfying(written, all, matches).length : undefined
         : undefined
       return this.cache ? this.cache.through(userId, `${sql}\u0000${JSON.stringify(params)}`, run, maintain) : run()
     }
@@ -244,29 +246,43 @@ export class RecordLister {
   }
 
   /**
-   * How a cached page (`LIMIT limit OFFSET offset` of the rows satisfying `clauses` and, searching,
-   * `matches`, in `order`) follows the user's creations: unchanged when no new record belongs to
-   * it; on the first page (offset 0), the first `limit` of the old page and the new records in
-   * the same order (every row past the old page sorts after all of it, and no old row changed:
-   * each write since was one creation); past the first page, a new record shifts rows in from
-   * before it, which the cache does not hold: computed again.
+   * How a cached page P (`LIMIT limit OFFSET offset` of the rows R satisfying `clauses` and,
+   * searching, `matches`, in `order`) follows the user's writes of single records W, each in its
+   * own row only. What was known: the records of P, in order; every other row of R sorts after
+   * P's last. What is known now: which records of W satisfy the conditions (N). R becomes
+   * (R minus W's old versions) plus N, so:
+   * - no record of W in P and none in N: the same page (a changed record was not in P; a created
+   *   one was in no result), at any offset when every record of W was created, else on the first;
+   * - on the first page, S = (P minus W) plus N in order: when P was all of R (shorter than the
+   *   limit), S is the new R; otherwise its first `limit` are the page only when they hold that
+   *   many and sort no later than the last record of P left unchanged (rows of R past P, unknown
+   *   here, sort after that one: a record of N sorting past it might be preceded by one of them);
+   * - else (a later page, a page that would lose rows to the unknown): computed again.
    */
   private pageAfter(q: ListQuery, order: string, clauses: SqlClause[], matches: ((seq: number) => boolean) | null): Maintain<PageKeys> {
-    return (keys, created) => {
-      const added = this.satisfying(created, clauses, matches)
-      if (added.length === 0) return keys
+    return (keys, written) => {
+      const mine = written.filter((w) => w.resource === this.def.name)
+      const changed = new Set(mine.map((w) => w.seq))
+      const added = this.satisfying(mine, clauses, matches)
+      const touched = keys.some((k) => changed.has(k.seq))
+      if (added.length === 0 && !touched && (q.offset === 0 || mine.every((w) => w.created))) return keys
       if (q.offset !== 0) return undefined
-      const sql = `SELECT t.seq AS seq FROM ${this.def.name} t WHERE t.seq IN (SELECT value FROM json_each(?)) ${order} LIMIT ?`
-      return this.prepare(sql).all(JSON.stringify([...keys.map((k) => k.seq), ...added]), q.limit) as PageKeys
+      const kept = keys.filter((k) => !changed.has(k.seq))
+      const sql = `SELECT t.seq AS seq FROM ${this.def.name} t WHERE t.seq IN (SELECT value FROM json_each(?)) ${order}`
+      const sorted = this.prepare(sql).all(JSON.stringify([...kept.map((k) => k.seq), ...added])) as PageKeys
+      if (keys.length < q.limit) return sorted.slice(0, q.limit)
+      const last = kept[kept.length - 1]
+      const at = last ? sorted.findIndex((k) => k.seq === last.seq) : -1
+      return sorted.length >= q.limit && at >= q.limit - 1 ? sorted.slice(0, q.limit) : undefined
     }
   }
 
   /**
-   * The sequence numbers among these new records of this resource that satisfy `clauses` and,
-   * searching, `matches`: a few lookups by primary key.
+   * The sequence numbers among these records of this resource, as they are now, that satisfy
+   * `clauses` and, searching, `matches`: a few lookups by primary key.
    */
-  private satisfying(created: Created[], clauses: SqlClause[], matches: ((seq: number) => boolean) | null): number[] {
-    const seqs = created.filter((c) => c.resource === this.def.name).map((c) => c.seq)
+  private satisfying(written: Written[], clauses: SqlClause[], matches: ((seq: number) => boolean) | null): number[] {
+    const seqs = written.filter((c) => c.resource === this.def.name).map((c) => c.seq)
     if (seqs.length === 0) return []
     // CROSS JOIN: each row by its primary key (left to the planner, the user_id term walks the user's index).
     const sql = `SELECT t.seq FROM json_each(?) j CROSS JOIN ${this.def.name} t ON t.seq = j.value WHERE ${clauses.map((c) => c.sql).join(' AND ')}`

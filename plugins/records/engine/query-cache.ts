@@ -10,33 +10,39 @@ import type { ExternalWrites } from './external-writes.js'
  * (ExternalWrites), and nothing is kept while a transaction is open (a
  * group-commit batch could still roll back what it would show).
  *
- * A write the service describes as the creation of one record (its resource and sequence number)
- * need not throw a result away: a value cached with a `Maintain` function is carried over to the
- * new generation by it (a page whose query the new record does not satisfy is the same page), so
- * a client searching right after its own POST is not sent back to the query (issue 11: at 1,000,000
- * notes an unranked search's page walks the sort index past every newer note, 8-12 ms).
+ * A write the service describes as the creation or change of one record (its resource and
+ * sequence number) need not throw a result away: a value cached with a `Maintain` function is
+ * carried over to the new generation by it (a page whose query the new record does not satisfy is
+ * the same page), so a client searching right after its own POST or edit is not sent back to the
+ * query (issue 11: at 1,000,000 notes an unranked search's page walks the sort index past every
+ * newer note, 13 ms).
  */
 
-/** A record created by one write of the user: nothing else changed in that write. */
-export interface Created {
+/**
+ * The one record one write of the user created or changed (in its own row only: nothing else
+ * changed in that write). `created`: every write of it since the cached value was a creation,
+ * so it was in no result then.
+ */
+export interface Written {
   resource: string
   seq: number
+  created: boolean
 }
 
 /**
- * The value a cached result has after the user's records in `created` were created (each once,
- * whatever the order; a creation rolled back since is listed too, its row simply absent), or
- * undefined when it cannot tell exactly: the result is then computed again.
+ * The value a cached result has after the user's records in `written` were written (each once,
+ * whatever the order, as they are now; a write rolled back since is listed too), or undefined
+ * when it cannot tell exactly: the result is then computed again.
  */
-export type Maintain<V> = (value: V, created: Created[]) => V | undefined
+export type Maintain<V> = (value: V, written: Written[]) => V | undefined
 
 /** The writes a user's cached values can be carried across: the last ones only. */
 const LOG = 32
 
 interface UserState {
   generation: number
-  /** The writes that made the last generations, oldest first; null: a write other than one creation. */
-  log: Array<{ generation: number; created: Created | null }>
+  /** The writes that made the last generations, oldest first; null: a write of more than one known record. */
+  log: Array<{ generation: number; written: Written | null }>
 }
 
 export class QueryCache {
@@ -53,20 +59,20 @@ export class QueryCache {
   }
 
   /**
-   * Call after every write of `userId`'s records; `created` when that write created exactly one
-   * record and changed nothing else.
+   * Call after every write of `userId`'s records; `written` when that write created or changed
+   * exactly one record, in its own row only.
    */
-  bump(userId: string, created?: Created): void {
+  bump(userId: string, written?: Written): void {
     const user = this.users.get(userId) ?? { generation: 0, log: [] }
     user.generation++
-    user.log.push({ generation: user.generation, created: created ?? null })
+    user.log.push({ generation: user.generation, written: written ?? null })
     if (user.log.length > LOG) user.log.shift()
     this.users.set(userId, user)
   }
 
   /**
    * The cached value for `key`, or `compute()` stored under it; a null key is never cached.
-   * With `maintain`, a value cached before the user's last creations is carried over by it.
+   * With `maintain`, a value cached before the user's last writes of single records is carried over by it.
    */
   through<V>(userId: string, key: string | null, compute: () => V, maintain?: Maintain<V>): V {
     if (key === null) return compute()
@@ -77,8 +83,8 @@ export class QueryCache {
     if (hit && hit.expires > this.now()) {
       if (hit.generation === generation) return hit.value as V
       // Not inside a transaction: what it shows could still roll back (as for storing, below).
-      const created = maintain && !this.inTransaction() ? this.createdSince(userId, hit.generation) : null
-      const value = created && maintain ? maintain(hit.value as V, created) : undefined
+      const written = maintain && !this.inTransaction() ? this.writtenSince(userId, hit.generation) : null
+      const value = written && maintain ? maintain(hit.value as V, written) : undefined
       if (value !== undefined) {
         hit.value = value
         hit.generation = generation
@@ -94,18 +100,20 @@ export class QueryCache {
   }
 
   /**
-   * The records the user created since `generation`, each once; null when some write since was
-   * not one creation, or is older than the log.
+   * The records the user wrote since `generation`, each once; null when some write since was not
+   * one of a single record, or is older than the log.
    */
-  private createdSince(userId: string, generation: number): Created[] | null {
+  private writtenSince(userId: string, generation: number): Written[] | null {
     const log = this.users.get(userId)?.log ?? []
     const since = log.filter((w) => w.generation > generation)
     // Every generation after `generation` must be in the log, or an unknown write fell out of it.
     if (since.length === 0 || since[0]?.generation !== generation + 1) return null
-    const out = new Map<string, Created>()
-    for (const w of since) {
-      if (!w.created) return null
-      out.set(`${w.created.resource}\u0000${w.created.seq}`, w.created)
+    const out = new Map<string, Written>()
+    for (const { written } of since) {
+      if (!written) return null
+      const key = `${written.resource}\u0000${written.seq}`
+      const seen = out.get(key)
+      out.set(key, { ...written, created: written.created && (seen?.created ?? true) })
     }
     return [...out.values()]
   }

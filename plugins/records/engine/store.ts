@@ -18,6 +18,7 @@ export class RecordStore {
   readonly columns: string[]
   private readonly stmt: {
     get: Database.Statement
+    seqOf: Database.Statement
     bySeq: Database.Statement
     insert: Database.Statement
     update: Database.Statement
@@ -39,6 +40,7 @@ export class RecordStore {
     const writable = [...this.columns, ...MANAGED]
     this.stmt = {
       get: db.prepare(`SELECT * FROM ${t} WHERE id = ? AND user_id = ?`),
+      seqOf: db.prepare(`SELECT seq FROM ${t} WHERE id = ? AND user_id = ?`).pluck(),
       // CROSS JOIN keeps the keys as the outer loop, each row found by its primary key: left to the
       // planner, the user_id term walked the user's whole index (1,200,000 notes: 0.3-1.2 s a page).
       bySeq: db.prepare(`SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`),
@@ -119,6 +121,11 @@ export class RecordStore {
       const record = found.get(seq)
       return record ? [{ seq, record }] : []
     })
+  }
+
+  /** The record's sequence number, or null. */
+  seqOf(userId: string, id: string): number | null {
+    return (this.stmt.seqOf.get(id, userId) as number | undefined) ?? null
   }
 
   /** Writes a new record; returns its sequence number. */
