@@ -165,9 +165,12 @@ export function createRecordsService({
     return e
   }
   const iso = () => new Date(now()).toISOString()
-  // Every change goes through here: the user's cached list results go stale at once.
-  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown) => {
-    cache.bump(userId)
+  // Every change goes through here: the user's cached list results go stale at once, except those
+  // the query cache can carry across the write of one record in its own row (`created`: the new
+  // record's sequence number; a change: the record is looked up, gone when erased: not carried).
+  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown, created?: number) => {
+    const seq = created ?? (action === 'created' ? null : e.store.seqOf(userId, id))
+    cache.bump(userId, seq === null ? undefined : { resource: e.def.name, seq, created: created !== undefined })
     events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
   }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
@@ -232,8 +235,8 @@ export function createRecordsService({
     create(userId, resource, body, opts = {}) {
       const e = engine(resource)
       const record = build(e, body, {}, opts.source)
-      e.store.insert(userId, record)
-      emit(e, 'created', userId, record.id, record)
+      const seq = e.store.insert(userId, record)
+      emit(e, 'created', userId, record.id, record, seq)
       return record
     },
 

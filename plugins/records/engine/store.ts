@@ -18,6 +18,7 @@ export class RecordStore {
   readonly columns: string[]
   private readonly stmt: {
     get: Database.Statement
+    seqOf: Database.Statement
     bySeq: Database.Statement
     insert: Database.Statement
     update: Database.Statement
@@ -39,7 +40,10 @@ export class RecordStore {
     const writable = [...this.columns, ...MANAGED]
     this.stmt = {
       get: db.prepare(`SELECT * FROM ${t} WHERE id = ? AND user_id = ?`),
-      bySeq: db.prepare(`SELECT t.* FROM json_each(?) j JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`),
+      seqOf: db.prepare(`SELECT seq FROM ${t} WHERE id = ? AND user_id = ?`).pluck(),
+      // CROSS JOIN keeps the keys as the outer loop, each row found by its primary key: left to the
+      // planner, the user_id term walked the user's whole index (1,200,000 notes: 0.3-1.2 s a page).
+      bySeq: db.prepare(`SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`),
       insert: db.prepare(
         `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
       ),
@@ -119,9 +123,15 @@ export class RecordStore {
     })
   }
 
-  insert(userId: string, record: ApiRecord): void {
+  /** The record's sequence number, or null. */
+  seqOf(userId: string, id: string): number | null {
+    return (this.stmt.seqOf.get(id, userId) as number | undefined) ?? null
+  }
+
+  /** Writes a new record; returns its sequence number. */
+  insert(userId: string, record: ApiRecord): number {
     this.cache?.drop(record.id as string)
-    this.stmt.insert.run(this.toParams(userId, record))
+    return Number(this.stmt.insert.run(this.toParams(userId, record)).lastInsertRowid)
   }
 
   /**

@@ -122,6 +122,13 @@ export interface ResourceDefinition {
    * SQLite to use them). A counted list of such a state with few records is read through them.
    */
   stateIndexes?: Array<{ index: string; state: { deleted?: boolean; archived?: boolean } }>
+  /**
+   * Every list condition of this resource reads the record's own row (and its full-text entry)
+   * only: a new record then changes no other record's place in a list, so cached pages and
+   * counts are carried across the user's creations (query-cache.ts). Not events: an override
+   * lists while its series is out of the trash.
+   */
+  rowLocalFilters?: boolean
   /** Hides records unless the query asks for them (notes: archived). */
   hiddenByDefault?(query: ListQuery): SqlClause | null
   /** Projection for `format=compact` (null and empty values are dropped by the engine). */

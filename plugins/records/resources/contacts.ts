@@ -104,6 +104,7 @@ export const contacts: ResourceDefinition = {
     nullable: ['company'],
   },
   counted: { archived: false },
+  rowLocalFilters: true,
   stateIndexes: [{ index: 'contacts_user_trash', state: { deleted: true } }],
   defaults: contactDefaults(),
   complete(record) {

@@ -70,6 +70,7 @@ export const notes: ResourceDefinition = {
   },
   sort: { keys: ['created_at', 'updated_at', 'title'], default: 'updated_at', order: 'desc', nocase: ['title'] },
   counted: { archived: true },
+  rowLocalFilters: true,
   stateIndexes: [
     { index: 'notes_user_trash', state: { deleted: true } },
     { index: 'notes_user_archived', state: { archived: true } },
