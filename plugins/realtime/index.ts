@@ -31,10 +31,15 @@ export default definePlugin(
   },
   async (app, api) => {
     const { journalSize, journalAgeHours, ...hubConfig } = api.config
-    const journal = createJournal(api.db, { size: journalSize, maxAgeMs: journalAgeHours * 3_600_000, now: api.now })
+    const journal = createJournal(api.db, {
+      size: journalSize,
+      maxAgeMs: journalAgeHours * 3_600_000,
+      now: api.now,
+      onError: (err, what) => api.log.warn({ err }, `realtime journal: ${what} refused by the database, tried again later`),
+    })
     journal.trim()
     // Age is trimmed every few minutes (size also as events come in).
-    const trimTimer = setInterval(() => journal.trim(), 5 * 60_000)
+    const trimTimer = setInterval(() => journal.trimQuietly(), 5 * 60_000)
     trimTimer.unref()
     // Before the database closes: the queued rows are written and the stop is marked clean.
     api.onClose(() => {

@@ -16,12 +16,17 @@ import type Database from 'better-sqlite3'
  */
 export const MAX_PENDING = 256
 
+/** How soon a write the database refused (busy past its timeout) is tried again. */
+const RETRY_MS = 100
+
 export interface JournalOptions {
   /** Events kept at most (the newest). */
   size: number
   /** Events older than this are dropped. */
   maxAgeMs: number
   now: () => number
+  /** A queued write or a trim the database refused; the rows stay queued and are tried again. */
+  onError?: (err: Error, what: 'write' | 'trim') => void
 }
 
 export interface JournalEntry {
@@ -70,30 +75,59 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     for (const row of rows) insert.run(...row)
   })
 
-  /** Writes the queued rows (one transaction), then trims when enough arrived. */
+  /**
+   * Writes the queued rows (one transaction), then trims when enough arrived. It runs from the event
+   * loop: a database busy past its timeout (another process in a long write) must not take the daemon
+   * down, so the rows stay queued and are tried again shortly.
+   */
   const flush = () => {
     scheduled = false
     if (pending.length === 0) return
     const rows = pending
     pending = []
-    write(rows)
+    try {
+      write(rows)
+    } catch (err) {
+      pending = rows.concat(pending)
+      opts.onError?.(err as Error, 'write')
+      if (!scheduled) {
+        scheduled = true
+        setTimeout(flush, RETRY_MS).unref()
+      }
+      return
+    }
     sinceTrim += rows.length
-    if (sinceTrim >= trimEvery) trim()
+    if (sinceTrim >= trimEvery) trimQuietly()
   }
 
-  /** Drops what is past the size or the age; returns how many went. */
+  /**
+   * Drops what is past the size or the age; returns how many went. IMMEDIATE: it reads before it
+   * deletes, and a read snapshot cannot be upgraded to a write once another connection committed
+   * (SQLite answers SQLITE_BUSY at once, without waiting): the write lock is taken first.
+   */
   const trim = (): number =>
-    db.transaction(() => {
-      sinceTrim = 0
-      const bySize = cutBySize.get(opts.size)?.seq ?? 0
-      const byAge = cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
-      const cut = Math.max(bySize, byAge)
-      if (cut <= trimmedThrough) return 0
-      const removed = remove.run(cut).changes
-      trimmedThrough = cut
-      saveState.run(trimmedThrough, last, 0)
-      return removed
-    })()
+    db
+      .transaction(() => {
+        sinceTrim = 0
+        const bySize = cutBySize.get(opts.size)?.seq ?? 0
+        const byAge = cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
+        const cut = Math.max(bySize, byAge)
+        if (cut <= trimmedThrough) return 0
+        const removed = remove.run(cut).changes
+        trimmedThrough = cut
+        saveState.run(trimmedThrough, last, 0)
+        return removed
+      })
+      .immediate()
+
+  /** A trim from the event loop or a timer: refused now, it runs again at the next one. */
+  const trimQuietly = (): void => {
+    try {
+      trim()
+    } catch (err) {
+      opts.onError?.(err as Error, 'trim')
+    }
+  }
 
   return {
     /** The last seq handed out. */
@@ -131,12 +165,13 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     },
 
     trim,
+    trimQuietly,
 
-    /** At a clean stop: everything written, and the next start knows it. */
+    /** At a clean stop: everything written, and the next start knows it (not clean when rows could not be). */
     close(): void {
       flush()
       closed = true
-      saveState.run(trimmedThrough, last, 1)
+      saveState.run(trimmedThrough, last, pending.length === 0 ? 1 : 0)
     },
   }
 }
