@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
 
 /**
  * The per-request metrics (requests by route, method and status; latency by route and method),
@@ -32,28 +32,15 @@ export function createRequestTally(
   const timed: Latency[] = []
   const { buckets } = names
 
-  new Counter({
-    name: names.requests,
-    help: names.requestsHelp,
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-    collect(this: Counter) {
-      this.reset()
-      for (const c of counted) this.inc(c.labels, c.n)
+  register(registry, names.requests, names.requestsHelp, 'counter', {
+    values: () => counted.map((c) => ({ labels: c.labels, value: c.n })),
+    reset: () => {
+      for (const c of counted) c.n = 0
     },
   })
-  // A histogram whose values are the tallies: the registry formats what get() answers (prom-client's Metric shape).
-  const histogram = {
-    name: names.latency,
-    help: names.latencyHelp,
-    type: 'histogram',
-    aggregator: 'sum',
-    get: async () => ({
-      name: names.latency,
-      help: names.latencyHelp,
-      type: 'histogram',
-      aggregator: 'sum',
-      values: timed.flatMap((t) => {
+  register(registry, names.latency, names.latencyHelp, 'histogram', {
+    values: () =>
+      timed.flatMap((t) => {
         let acc = 0
         const lines = buckets.map((le, i) => {
           acc += t.counts[i] ?? 0
@@ -66,16 +53,14 @@ export function createRequestTally(
           { labels: t.labels, value: t.count, metricName: `${names.latency}_count` },
         ]
       }),
-    }),
-    reset() {
+    reset: () => {
       for (const t of timed) {
         t.counts.fill(0)
         t.sum = 0
         t.count = 0
       }
     },
-  }
-  registry.registerMetric(histogram as never)
+  })
 
   return {
     route(pattern) {
@@ -109,4 +94,27 @@ export function createRequestTally(
       }
     },
   }
+}
+
+/**
+ * A metric whose values are read from tallies when scraped: the registry formats what `get()` answers
+ * (prom-client's Metric shape, as its own Counter and Histogram answer). A reset zeroes the tallies and
+ * keeps the series.
+ */
+function register(
+  registry: Registry,
+  name: string,
+  help: string,
+  type: 'counter' | 'histogram',
+  tallies: { values: () => Array<{ labels: object; value: number; metricName?: string }>; reset: () => void },
+): void {
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: tallies.values() }),
+    reset: tallies.reset,
+  }
+  registry.registerMetric(metric as never)
 }

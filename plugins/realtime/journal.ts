@@ -16,8 +16,11 @@ import type Database from 'better-sqlite3'
  */
 export const MAX_PENDING = 256
 
-/** How soon a write the database refused (busy past its timeout) is tried again. */
-const RETRY_MS = 100
+/** How soon a write the database refused is tried again: doubling from the first to the last. */
+const RETRY_FIRST_MS = 100
+const RETRY_LAST_MS = 10_000
+/** Rows queued at most while the database refuses them; older ones are dropped (their cursors resync). */
+const MAX_QUEUED = 16 * MAX_PENDING
 
 export interface JournalOptions {
   /** Events kept at most (the newest). */
@@ -75,29 +78,46 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     for (const row of rows) insert.run(...row)
   })
 
+  let retry: { timer: NodeJS.Timeout; ms: number } | null = null
+
   /**
    * Writes the queued rows (one transaction), then trims when enough arrived. It runs from the event
-   * loop: a database busy past its timeout (another process in a long write) must not take the daemon
-   * down, so the rows stay queued and are tried again shortly.
+   * loop: a database refusing the write (busy past its timeout: another process in a long write) must
+   * not take the daemon down, so the rows stay queued and are tried again later, backing off; a retry
+   * does not wait for the lock (busy timeout 0), so the event loop is held once, not at every attempt.
    */
   const flush = () => {
     scheduled = false
-    if (pending.length === 0) return
+    if (pending.length === 0 || closed) return
     const rows = pending
     pending = []
+    const retrying = retry !== null
+    if (retry) clearTimeout(retry.timer)
+    const waitMs = retrying ? (db.pragma('busy_timeout', { simple: true }) as number) : 0
     try {
+      if (retrying) db.pragma('busy_timeout = 0')
       write(rows)
     } catch (err) {
       pending = rows.concat(pending)
-      opts.onError?.(err as Error, 'write')
-      if (!scheduled) {
-        scheduled = true
-        setTimeout(flush, RETRY_MS).unref()
-      }
+      dropOverflow()
+      const ms = retry ? Math.min(retry.ms * 2, RETRY_LAST_MS) : RETRY_FIRST_MS
+      // Said once per refusal streak, not at every attempt.
+      if (!retry) opts.onError?.(err as Error, 'write')
+      retry = { timer: setTimeout(flush, ms).unref(), ms }
       return
+    } finally {
+      if (retrying) db.pragma(`busy_timeout = ${waitMs}`)
     }
+    retry = null
     sinceTrim += rows.length
     if (sinceTrim >= trimEvery) trimQuietly()
+  }
+
+  /** While refused, the oldest rows beyond MAX_QUEUED go: a cursor before the newest dropped resyncs. */
+  const dropOverflow = () => {
+    if (pending.length <= MAX_QUEUED) return
+    const dropped = pending.splice(0, pending.length - MAX_QUEUED)
+    trimmedThrough = Math.max(trimmedThrough, (dropped.at(-1) as (typeof pending)[number])[0])
   }
 
   /**
@@ -139,8 +159,10 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
       const message = render(seq)
       if (closed) return message // an event published while the daemon stops: live only
       pending.push([seq, userId, type, opts.now(), message])
-      // Inside a caller's transaction a write would roll back with it: wait for the next turn.
-      if (pending.length >= MAX_PENDING && !db.inTransaction) flush()
+      // Inside a caller's transaction a write would roll back with it: wait for the next turn. While
+      // the database refuses writes, the retry timer writes (an append must not wait for the lock).
+      if (pending.length >= MAX_PENDING && !db.inTransaction && !retry) flush()
+      else if (retry) dropOverflow()
       else if (!scheduled) {
         scheduled = true
         setImmediate(flush)
@@ -171,7 +193,13 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     close(): void {
       flush()
       closed = true
-      saveState.run(trimmedThrough, last, pending.length === 0 ? 1 : 0)
+      if (retry) clearTimeout(retry.timer)
+      try {
+        saveState.run(trimmedThrough, last, pending.length === 0 ? 1 : 0)
+      } catch (err) {
+        // Still refused: the state stays "not clean", so the next start makes every older cursor resync.
+        opts.onError?.(err as Error, 'write')
+      }
     },
   }
 }
