@@ -126,7 +126,9 @@ export interface ResourceDefinition {
    * Every list condition of this resource reads the record's own row (and its full-text entry)
    * only: a new record then changes no other record's place in a list, so cached pages and
    * counts are carried across the user's creations (query-cache.ts). Not events: an override
-   * lists while its series is out of the trash.
+   * lists while its series is out of the trash. The carrying relies on every write of such a
+   * resource telling the cache which one row it changed: a writer changing several rows at once
+   * (a bulk edit, a cascade, a trigger on another row) must bump the user's cache without naming one.
    */
   rowLocalFilters?: boolean
   /** Hides records unless the query asks for them (notes: archived). */
