@@ -8,6 +8,7 @@ import { roleAllows } from './auth/guards.js'
 import { HttpError } from './errors.js'
 import type { Hal } from './hal/registry.js'
 import { createRequestTally } from './request-tally.js'
+import { withHook } from './route-hooks.js'
 
 /**
  * Prometheus metrics at GET /metrics (text format 0.0.4): request counts and
@@ -70,7 +71,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
           observe(request.method, reply.statusCode, reply.elapsedTime)
           done()
         }
-        route.onResponse = [...(route.onResponse === undefined ? [] : [route.onResponse].flat()), hook]
+        route.onResponse = withHook(route.onResponse, hook, 'last')
       })
       // Requests no route matched (404s) have no route hooks: this one counts them.
       const unmatched = tally.route('unmatched')

@@ -4,6 +4,7 @@ import type { RouteGuards } from './auth/context.js'
 import { createGuard, type GuardDeps } from './auth/guards.js'
 import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
+import { withHook } from './route-hooks.js'
 import { envelopeOf, ListOf, type Page, Single, type Tier } from './schemas.js'
 
 /**
@@ -65,7 +66,7 @@ export function prepareRoute(route: RouteOptions, ctx: PipelineContext): void {
     if (!errorEntry(code))
       throw new Error(`${route.method} ${route.url}: error code ${code} is not in the catalogue (api.errors.define it first)`)
   }
-  if (config.auth !== false) route.onRequest = [createGuard(ctx.guard, config), ...[route.onRequest ?? []].flat()]
+  if (config.auth !== false) route.onRequest = withHook(route.onRequest, createGuard(ctx.guard, config), 'first')
   const mode = envelopeMode(route, config)
   route.schema = contract(route, config, mode, ctx)
   if (mode !== 'none') route.handler = enveloped(route.handler, mode, ctx.defaultTier)

@@ -1,4 +1,5 @@
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify'
+import { withHook } from '../route-hooks.js'
 import type { Db } from './sqlite.js'
 
 /**
@@ -84,7 +85,7 @@ export function installGroupCommit(app: FastifyInstance, group: GroupCommit): vo
   }
   app.addHook('onRoute', (route) => {
     if (![route.method].flat().some((method) => WRITES.has(method))) return
-    route.preHandler = [join, ...(route.preHandler === undefined ? [] : [route.preHandler].flat())]
+    route.preHandler = withHook(route.preHandler, join, 'first')
   })
   app.addHook('onSend', (_request, _reply, payload, done) => {
     const pending = group.settled()

@@ -1,4 +1,4 @@
-import type { XMLParser, XMLValidator } from 'fast-xml-parser'
+import type { XMLParser } from 'fast-xml-parser'
 
 /**
  * DAV request bodies as a small namespace-resolved tree, and the writer of
@@ -28,16 +28,25 @@ export class XmlError extends Error {}
 const MAX_DEPTH = 64
 
 /**
- * fast-xml-parser (and its dependencies, ~120 KB of code) is imported by the first DAV request with a
- * body, not at start (issue 11, idle memory): routes.ts awaits `xmlReady()` before dispatching one.
+ * fast-xml-parser (and its dependencies, ~120 KB of code) is imported by the first body that needs
+ * it, not at start (issue 11, idle memory): DAV's routes await `xmlReady()` before dispatching a
+ * request with a body, the sync connectors before reading a multistatus answer.
  */
-let lib: { parser: XMLParser; validator: typeof XMLValidator } | undefined
+let fastXml: typeof import('fast-xml-parser') | undefined
 let loading: Promise<void> | undefined
 export function xmlReady(): Promise<void> {
-  return (loading ??= import('fast-xml-parser').then(({ XMLParser, XMLValidator }) => {
-    lib = { parser: new XMLParser(PARSER_OPTIONS), validator: XMLValidator }
+  return (loading ??= import('fast-xml-parser').then((m) => {
+    fastXml = m
   }))
 }
+
+/** The library, once `xmlReady()` has settled. */
+export function loadedXml(): typeof import('fast-xml-parser') {
+  if (!fastXml) throw new Error('XML parsed before xmlReady()')
+  return fastXml
+}
+
+let parser: XMLParser | undefined
 
 const PARSER_OPTIONS = {
   ignoreAttributes: false,
@@ -65,11 +74,11 @@ function decode(text: string): string {
 
 /** Parses a DAV XML body (after `xmlReady()`); throws XmlError for anything malformed or carrying a DOCTYPE. */
 export function parseXml(body: string): XmlNode {
-  if (!lib) throw new Error('parseXml before xmlReady()')
-  const { parser, validator } = lib
+  const xml = loadedXml()
+  parser ??= new xml.XMLParser(PARSER_OPTIONS)
   if (/<!DOCTYPE|<!ENTITY/i.test(body)) throw new XmlError('DOCTYPE and entity declarations are not accepted')
   // The parser forgives unclosed elements; the validator does not.
-  const valid = validator.validate(body)
+  const valid = xml.XMLValidator.validate(body)
   if (valid !== true) throw new XmlError(`malformed XML: ${valid.err.msg}`)
   let raw: unknown[]
   try {

@@ -3,11 +3,8 @@
  * made UTC with OffsetTimeOriginal when present, else read as UTC), the
  * camera and GPS coordinates; and the thumbnail a camera embedded.
  */
-import type { default as Exifr } from 'exifr'
-
-// Imported on the first photo read, not at start (100 KB of code the daemon otherwise never runs).
-let loading: Promise<typeof Exifr> | undefined
-const exifrModule = () => (loading ??= import('exifr').then((m) => m.default))
+// exifr is imported on the first photo read, not at start (100 KB of code the daemon otherwise never runs).
+const exifrModule = async () => (await import('exifr')).default
 
 export interface PhotoExif {
   takenAt: string | null

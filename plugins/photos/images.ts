@@ -3,12 +3,9 @@
  * thumbnails, and a downscaled copy for the vision model when the original
  * is large. EXIF orientation is applied (rotate()) before resizing.
  */
-import type { default as Sharp } from 'sharp'
-
-// Imported on the first image, not at start: sharp's module and libvips (several MB resident) are not
+// sharp is imported on the first image, not at start: its module and libvips (several MB resident) are not
 // needed by a daemon that never makes a thumbnail.
-let loading: Promise<typeof Sharp> | undefined
-const sharpModule = () => (loading ??= import('sharp').then((m) => m.default))
+const sharpModule = async () => (await import('sharp')).default
 
 export const THUMBNAIL_SIDE = 320
 /** Vision models work on about this size; larger photos are sent downscaled. */

@@ -125,20 +125,17 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
    * deletes, and a read snapshot cannot be upgraded to a write once another connection committed
    * (SQLite answers SQLITE_BUSY at once, without waiting): the write lock is taken first.
    */
-  const trim = (): number =>
-    db
-      .transaction(() => {
-        sinceTrim = 0
-        const bySize = cutBySize.get(opts.size)?.seq ?? 0
-        const byAge = cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
-        const cut = Math.max(bySize, byAge)
-        if (cut <= trimmedThrough) return 0
-        const removed = remove.run(cut).changes
-        trimmedThrough = cut
-        saveState.run(trimmedThrough, last, 0)
-        return removed
-      })
-      .immediate()
+  const trim = db.transaction((): number => {
+    sinceTrim = 0
+    const bySize = cutBySize.get(opts.size)?.seq ?? 0
+    const byAge = cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
+    const cut = Math.max(bySize, byAge)
+    if (cut <= trimmedThrough) return 0
+    const removed = remove.run(cut).changes
+    trimmedThrough = cut
+    saveState.run(trimmedThrough, last, 0)
+    return removed
+  }).immediate
 
   /** A trim from the event loop or a timer: refused now, it runs again at the next one. */
   const trimQuietly = (): void => {

@@ -73,14 +73,6 @@ export interface RecordsService {
   setProperties(userId: string, resource: ResourceName, id: string, lines: StoredProperty[]): void
   /** Ids of the user's records that kept a property with this value (a UID an earlier import carried). */
   recordsWithProperty(userId: string, resource: ResourceName, name: string, value: string): string[]
-  /**
-   * Bytes of records kept with their JSON text after a read (engine/record-cache.ts); 0: none.
-   * Default 32 MiB. The texts are written by `serializer` (the plugin API's): without it, no cache.
-   */
-  recordCacheBytes?: number
-  serializer?: (schema: TSchema) => (value: unknown) => string
-  /** Where the record cache's figures are published (the plugin API's metrics). */
-  metrics?: Pick<Metrics, 'register'>
   /** The instance's IANA time zone (HEARTH_TIMEZONE). */
   readonly timezone: string
   create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
@@ -166,11 +158,10 @@ export function createRecordsService({
   }
   const iso = () => new Date(now()).toISOString()
   // Every change goes through here: the user's cached list results go stale at once, except those
-  // the query cache can carry across the write of one record in its own row (`created`: the new
-  // record's sequence number; a change: the record is looked up, gone when erased: not carried).
-  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown, created?: number) => {
-    const seq = created ?? (action === 'created' ? null : e.store.seqOf(userId, id))
-    cache.bump(userId, seq === null ? undefined : { resource: e.def.name, seq, created: created !== undefined })
+  // the query cache can carry across the write of one record in its own row (`row`: its sequence
+  // number, as the write returned it; none for writes of several rows, imports and erasures).
+  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown, row?: { seq: number; created: boolean }) => {
+    cache.bump(userId, row && { resource: e.def.name, ...row })
     events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
   }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
@@ -236,7 +227,7 @@ export function createRecordsService({
       const e = engine(resource)
       const record = build(e, body, {}, opts.source)
       const seq = e.store.insert(userId, record)
-      emit(e, 'created', userId, record.id, record, seq)
+      emit(e, 'created', userId, record.id, record, { seq, created: true })
       return record
     },
 
@@ -361,8 +352,8 @@ export function createRecordsService({
       const deletedAt = iso()
       const next = e.store.setDeleted(userId, id, deletedAt, expected(current, opts.ifMatch))
       if (next === null) throw changedMeanwhile(e, userId, id)
-      const deleted = e.store.canonical({ ...current, deleted_at: deletedAt }, next)
-      emit(e, 'deleted', userId, id, deleted)
+      const deleted = e.store.canonical({ ...current, deleted_at: deletedAt }, next.version)
+      emit(e, 'deleted', userId, id, deleted, { seq: next.seq, created: false })
       return deleted
     },
 
@@ -374,8 +365,8 @@ export function createRecordsService({
       if (!current.deleted_at) return current
       const next = e.store.setDeleted(userId, id, null, version)
       if (next === null) throw changedMeanwhile(e, userId, id)
-      const restored = e.store.canonical({ ...current, deleted_at: null }, next)
-      emit(e, 'restored', userId, id, restored)
+      const restored = e.store.canonical({ ...current, deleted_at: null }, next.version)
+      emit(e, 'restored', userId, id, restored, { seq: next.seq, created: false })
       return restored
     },
 
@@ -395,8 +386,8 @@ export function createRecordsService({
   function write(e: Engine, userId: string, changed: ApiRecord, version: number | null = null): ApiRecord {
     const next = e.store.update(userId, changed, version)
     if (next === null) throw changedMeanwhile(e, userId, changed.id)
-    const record = e.store.canonical(changed, next)
-    emit(e, 'updated', userId, record.id, record)
+    const record = e.store.canonical(changed, next.version)
+    emit(e, 'updated', userId, record.id, record, { seq: next.seq, created: false })
     return record
   }
 

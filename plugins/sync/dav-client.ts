@@ -1,6 +1,6 @@
 import { OutboundError, outbound, type TargetPolicy } from './outbound.js'
-import { escapeXml } from '../dav/xml.js'
-import { davXmlReady, has, hrefIn, type Multistatus, parseMultistatus, supportsReport, text } from './dav-xml.js'
+import { escapeXml, xmlReady } from '../dav/xml.js'
+import { has, hrefIn, type Multistatus, parseMultistatus, supportsReport, text } from './dav-xml.js'
 
 /**
  * A pull-only CardDAV / CalDAV client (RFC 6352, 4791) over the outbound guard:
@@ -66,7 +66,7 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
     const where = `${method} ${new URL(url).pathname}`
     if (res.status === 401) throw new DavError(`${where}: 401 (check the username and password)`, 401)
     if (res.status !== 207) throw new DavError(`${where}: the server answered ${res.status}`, res.status)
-    await davXmlReady()
+    await xmlReady()
     return { ...parseMultistatus(res.body.toString('utf8')), url: res.url }
   }
 

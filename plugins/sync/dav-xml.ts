@@ -1,4 +1,5 @@
 import type { XMLParser } from 'fast-xml-parser'
+import { loadedXml } from '../dav/xml.js'
 
 /**
  * WebDAV multistatus answers (RFC 4918, 6578) read into plain objects.
@@ -7,14 +8,8 @@ import type { XMLParser } from 'fast-xml-parser'
  * references are decoded, in one pass, in the strings we read (hrefs, etags,
  * tokens, address and calendar data).
  */
+// fast-xml-parser is imported by the first multistatus answer, not at start (dav/xml.ts `xmlReady`).
 let parser: XMLParser | undefined
-let loading: Promise<void> | undefined
-/** fast-xml-parser is imported by the first multistatus answer, not at start (issue 11, idle memory). */
-export function davXmlReady(): Promise<void> {
-  return (loading ??= import('fast-xml-parser').then(({ XMLParser }) => {
-    parser = new XMLParser(PARSER_OPTIONS)
-  }))
-}
 
 const PARSER_OPTIONS = {
   ignoreAttributes: true,
@@ -55,9 +50,9 @@ const statusCode = (line: unknown) => {
   return m ? Number(m[1]) : null
 }
 
-/** After `davXmlReady()`. */
+/** After `xmlReady()` (dav/xml.ts). */
 export function parseMultistatus(xml: string): Multistatus {
-  if (!parser) throw new Error('parseMultistatus before davXmlReady()')
+  parser ??= new (loadedXml().XMLParser)(PARSER_OPTIONS)
   const doc = parser.parse(xml) as { multistatus?: { response?: unknown[]; 'sync-token'?: unknown } }
   const ms = doc.multistatus
   if (!ms || typeof ms !== 'object') throw new Error('the server did not answer a WebDAV multistatus')

@@ -12,13 +12,18 @@ import type { ApiRecord, ResourceDefinition } from './types.js'
  */
 export type Row = Record<string, unknown> & { seq: number; id: string }
 
+/** What a write of an existing record returns: its new version, and its row's sequence number (for the list cache). */
+export interface WrittenRow {
+  version: number
+  seq: number
+}
+
 const MANAGED = ['source', 'created_at', 'updated_at', 'deleted_at'] as const
 
 export class RecordStore {
   readonly columns: string[]
   private readonly stmt: {
     get: Database.Statement
-    seqOf: Database.Statement
     bySeq: Database.Statement
     insert: Database.Statement
     update: Database.Statement
@@ -40,7 +45,6 @@ export class RecordStore {
     const writable = [...this.columns, ...MANAGED]
     this.stmt = {
       get: db.prepare(`SELECT * FROM ${t} WHERE id = ? AND user_id = ?`),
-      seqOf: db.prepare(`SELECT seq FROM ${t} WHERE id = ? AND user_id = ?`).pluck(),
       // CROSS JOIN keeps the keys as the outer loop, each row found by its primary key: left to the
       // planner, the user_id term walked the user's whole index (1,200,000 notes: 0.3-1.2 s a page).
       bySeq: db.prepare(`SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`),
@@ -49,11 +53,11 @@ export class RecordStore {
       ),
       update: db.prepare(
         `UPDATE ${t} SET ${[...this.columns, 'updated_at'].map((c) => `${c} = @${c}`).join(', ')}, version = version + 1 ` +
-          `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version`,
+          `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version, seq`,
       ),
       setDeleted: db.prepare(
         `UPDATE ${t} SET deleted_at = @deleted_at, version = version + 1 ` +
-          `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version`,
+          `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version, seq`,
       ),
       remove: db.prepare(`DELETE FROM ${t} WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected)`),
       all: db.prepare(`SELECT * FROM ${t} WHERE user_id = ? ORDER BY seq`),
@@ -123,11 +127,6 @@ export class RecordStore {
     })
   }
 
-  /** The record's sequence number, or null. */
-  seqOf(userId: string, id: string): number | null {
-    return (this.stmt.seqOf.get(id, userId) as number | undefined) ?? null
-  }
-
   /** Writes a new record; returns its sequence number. */
   insert(userId: string, record: ApiRecord): number {
     this.cache?.drop(record.id as string)
@@ -135,10 +134,10 @@ export class RecordStore {
   }
 
   /**
-   * Writes every column and updated_at of an existing record; returns its new version, or null
-   * when no row was written (gone, or its version is no longer `expected`).
+   * Writes every column and updated_at of an existing record; returns its new version and its
+   * sequence number, or null when no row was written (gone, or its version is no longer `expected`).
    */
-  update(userId: string, record: ApiRecord, expected: number | null = null): number | null {
+  update(userId: string, record: ApiRecord, expected: number | null = null): WrittenRow | null {
     const params = this.toParams(userId, record)
     delete params.source
     delete params.created_at
@@ -147,8 +146,8 @@ export class RecordStore {
     return this.written(this.stmt.update.get({ ...params, expected }))
   }
 
-  /** Sets or clears deleted_at; the new version, or null as for update. */
-  setDeleted(userId: string, id: string, deletedAt: string | null, expected: number | null = null): number | null {
+  /** Sets or clears deleted_at; as update answers. */
+  setDeleted(userId: string, id: string, deletedAt: string | null, expected: number | null = null): WrittenRow | null {
     this.cache?.drop(id)
     return this.written(this.stmt.setDeleted.get({ deleted_at: deletedAt, id, user_id: userId, expected }))
   }
@@ -161,8 +160,8 @@ export class RecordStore {
     return this.stmt.remove.run({ id, user_id: userId, expected }).changes > 0
   }
 
-  private written(row: unknown): number | null {
-    return row ? (row as { version: number }).version : null
+  private written(row: unknown): WrittenRow | null {
+    return (row as WrittenRow | undefined) ?? null
   }
 
   /** Every record of a user, oldest first (export). */

@@ -1,5 +1,9 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import t from 'tap'
-import type { ExternalWrites } from '../engine/external-writes.js'
+import { ExternalWrites } from '../engine/external-writes.js'
 import { QueryCache, type Written } from '../engine/query-cache.js'
 
 /**
@@ -7,9 +11,20 @@ import { QueryCache, type Written } from '../engine/query-cache.js'
  * and only when every write since the value was computed is one of a single record it was told of.
  */
 function setup(opts: { inTransaction?: () => boolean } = {}) {
-  let cleared: (() => void) | undefined
-  const external = { onChange: (fn: () => void) => (cleared = fn), check: () => undefined } as unknown as ExternalWrites
-  const cache = new QueryCache(external, () => 0, opts.inTransaction)
+  // A real database file: another connection's commit is what empties the cache.
+  const file = join(mkdtempSync(join(tmpdir(), 'hearth-query-cache-')), 'hearth.db')
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.exec('CREATE TABLE elsewhere (v INTEGER)')
+  t.teardown(() => db.close())
+  const commitElsewhere = async () => {
+    const other = new Database(file)
+    other.prepare('INSERT INTO elsewhere VALUES (1)').run()
+    other.close()
+    // data_version is read at most once a millisecond.
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  const cache = new QueryCache(new ExternalWrites(db), () => 0, opts.inTransaction)
   const computed: string[] = []
   const carried: Written[][] = []
   const get = (value: string) =>
@@ -25,7 +40,7 @@ function setup(opts: { inTransaction?: () => boolean } = {}) {
         return `${old}+${created.map((c) => `${c.resource}${c.seq}`).join(',')}`
       },
     )
-  return { cache, get, computed, carried, clear: () => cleared?.() }
+  return { cache, get, computed, carried, commitElsewhere }
 }
 
 t.test('writes of single records are carried by maintain; any other write recomputes', async (t) => {
@@ -88,10 +103,10 @@ t.test('creations older than the log, a maintain that cannot tell, an open trans
   const external = setup()
   external.get('a')
   external.cache.bump('u1', { resource: 'notes', seq: 1, created: true })
-  external.clear()
+  await external.commitElsewhere()
   t.equal(external.get('b'), 'b', 'a commit by another connection empties the cache')
 
-  const unsure = new QueryCache({ onChange: () => undefined, check: () => undefined } as unknown as ExternalWrites, () => 0)
+  const unsure = setup().cache
   unsure.through('u1', 'k', () => 1)
   unsure.bump('u1', { resource: 'notes', seq: 1, created: true })
   t.equal(

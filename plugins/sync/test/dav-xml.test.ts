@@ -1,7 +1,8 @@
 import t from 'tap'
-import { davXmlReady, parseMultistatus, text } from '../dav-xml.js'
+import { xmlReady } from '../../dav/xml.js'
+import { parseMultistatus, text } from '../dav-xml.js'
 
-await davXmlReady()
+await xmlReady()
 
 /** The multistatus reader: entities never expand; escapes and character references are decoded once. */
 t.test('a DOCTYPE entity bomb is not expanded', async (t) => {
