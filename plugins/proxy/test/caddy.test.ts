@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { addUser, apiKey, auth, build, owner, recordEvents, type TestContext } from '../../../test/helper.js'
 import { freePort } from '../../dns/test/support.js'
+import { until } from './tls-support.js'
 
 /**
  * Proxy routes through the HTTP API against a real Caddy (Debian's caddy, started here on free
@@ -25,10 +26,13 @@ async function startCaddy(t: TestContext, adminPort: number) {
       env: { ...process.env, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') },
       stdio: 'ignore',
     })
-    for (let i = 0; i < 100; i++) {
-      if ((await get(adminPort, `127.0.0.1:${adminPort}`, '/config/').catch(() => null))?.status === 200) return
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    // Up to 20 s: a loaded CI machine starts Caddy in seconds, not the usual 100-300 ms.
+    const ready = await until(
+      () => get(adminPort, `127.0.0.1:${adminPort}`, '/config/'),
+      (r) => r.status === 200,
+      20_000,
+    )
+    if (ready?.status === 200) return
     throw new Error('caddy did not start (is Debian’s caddy installed?)')
   }
   const stop = () =>
@@ -57,15 +61,6 @@ function get(port: number, host: string, path = '/'): Promise<{ status: number; 
     req.on('timeout', () => req.destroy(new Error('timeout')))
     req.end()
   })
-}
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = await fn().catch(() => null as T)
-    if ((value !== null && ok(value)) || Date.now() > end) return value
-    await new Promise((r) => setTimeout(r, 100))
-  }
 }
 
 t.test('routes are served by a real Caddy, kept while it is down and restored after it restarts', async (t) => {
