@@ -20,6 +20,7 @@
 //   rewritten relative to the bundle, and the file or folder is copied there;
 // - a banner gives the CommonJS dependencies inlined into ESM their `require`, `__filename`, `__dirname`.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -29,6 +30,58 @@ const OUT = join(ROOT, 'dist', 'bundle')
 
 /** Not inlined: native addons, packages that load files next to their own sources, optional imports. */
 export const EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'sharp', '@fastify/swagger-ui']
+
+/**
+ * CommonJS modules that a dependency requires when the daemon starts but that run only on a rare request or
+ * never: each is bundled on its own as lazy/<name>.cjs beside the bundle, and the modules named in `from`
+ * get a stand-in (scripts/lazy-module.ts) that requires that file on the module's first use. The daemon
+ * then neither holds nor compiles their source at start (issue 11, docs/performance.md "Start and idle
+ * memory (fourth pass)"). Only for modules their requirers call, construct or read properties of at
+ * use time: a stand-in is not the module object.
+ */
+export const LAZY = [
+  // @fastify/swagger's YAML document: /api/v1/docs/yaml only (227 KB).
+  { id: 'yaml', from: '@fastify/swagger' },
+  // Fastify's inject (it already requires it on the first call): the MCP plugin and the docs UI (60 KB).
+  { id: 'light-my-request', from: 'fastify' },
+  // prom-client's exemplars, which the daemon does not enable (59 KB).
+  { id: '@opentelemetry/api', from: 'prom-client' },
+  // JTD schemas: the daemon's are JSON Schema (TypeBox); Fastify's Ajv compiler requires both.
+  { id: 'ajv/dist/jtd', from: '@fastify/ajv-compiler' },
+  // Pushing metrics to a gateway, which the daemon does not do (and with it node:zlib).
+  { id: './lib/pushgateway', from: 'prom-client' },
+  // Parsing a multipart body: a photo upload or an import, not the start (49 KB).
+  { id: '@fastify/busboy', from: '@fastify/multipart' },
+]
+
+/** lazy/yaml.cjs, lazy/fastify-busboy.cjs, lazy/prom-client-lib-pushgateway.cjs */
+const lazyName = ({ id, from }) =>
+  `lazy/${(id.startsWith('.') ? `${from}/${id}` : id).replace(/[^a-zA-Z0-9]+/g, '-').replace(/^-|-$/g, '')}.cjs`
+
+/** Replaces each LAZY module, where its requirer requires it, by the stand-in; collects what to bundle apart. */
+function lazyModules(found) {
+  const standIn = join(ROOT, 'scripts', 'lazy-module.ts')
+  const owner = (path) => /.*node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(path)?.[1]?.replace(/\\/g, '/')
+  return {
+    name: 'hearth-lazy',
+    setup(b) {
+      b.onResolve({ filter: /./ }, (args) => {
+        if (args.kind !== 'require-call' || args.namespace !== 'file') return undefined
+        const entry = LAZY.find((l) => l.id === args.path && owner(args.importer) === l.from)
+        if (!entry) return undefined
+        const file = lazyName(entry)
+        found.set(file, createRequire(args.importer).resolve(args.path))
+        return { path: file, namespace: 'hearth-lazy' }
+      })
+      b.onLoad({ filter: /./, namespace: 'hearth-lazy' }, (args) => ({
+        contents: `const { lazyModule } = require(${JSON.stringify(standIn)})\nmodule.exports = lazyModule(() => require(${JSON.stringify(`./${args.path}`)}))\n`,
+        loader: 'js',
+        resolveDir: ROOT,
+      }))
+      b.onResolve({ filter: /^\.\/lazy\//, namespace: 'hearth-lazy' }, (args) => ({ path: args.path, external: true }))
+    },
+  }
+}
 
 const ASSET_URL = /new URL\(\s*(['"])([^'"\n]+)\1\s*,\s*import\.meta\.url\s*\)/g
 
@@ -96,10 +149,18 @@ function asciiOnly(path) {
   if (ascii !== text) writeFileSync(path, ascii)
 }
 
+const OUTPUT = {
+  legalComments: 'none',
+  charset: 'ascii',
+  // Readable output instead of source maps: stack traces in the journal point at real lines.
+  minifySyntax: true,
+}
+
 export async function bundle() {
   rmSync(OUT, { recursive: true, force: true })
   mkdirSync(OUT, { recursive: true })
   const assets = new Set()
+  const lazy = new Map()
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   const result = await build({
     absWorkingDir: ROOT,
@@ -115,12 +176,9 @@ export async function bundle() {
     format: 'esm',
     target: 'node20',
     external: EXTERNALS,
-    plugins: [hearthSources(assets)],
+    plugins: [lazyModules(lazy), hearthSources(assets)],
     banner: { js: BANNER },
-    legalComments: 'none',
-    charset: 'ascii',
-    // Readable output instead of source maps: stack traces in the journal point at real lines.
-    minifySyntax: true,
+    ...OUTPUT,
     // No keepNames: it wraps every function in `__name(fn, "...")`, a defineProperty each time a closure
     // is created, per request in Fastify's and our hot paths (by id: 29-31 -> 23-24 us of CPU a request,
     // docs/performance.md). Names in stack traces stay (V8 infers them); a renamed duplicate shows as `parse2`.
@@ -128,6 +186,21 @@ export async function bundle() {
     metafile: true,
     logLevel: 'warning',
   })
+  for (const [file, path] of lazy) {
+    // Each on its own: a lazy module's dependencies are bundled into its file again (they are not loaded at start).
+    await build({
+      entryPoints: [path],
+      outfile: join(OUT, file),
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: EXTERNALS,
+      ...OUTPUT,
+      logLevel: 'warning',
+    })
+    asciiOnly(join(OUT, file))
+  }
   for (const file of Object.keys(result.metafile.outputs)) if (file.endsWith('.mjs')) asciiOnly(join(ROOT, file))
   for (const asset of assets) {
     if (asset === 'package.json') continue
@@ -138,13 +211,20 @@ export async function bundle() {
     `${JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'module', exports: { './plugin-api': './plugin-api.mjs' } }, null, 2)}\n`,
   )
   writeFileSync(join(OUT, 'externals.json'), `${JSON.stringify(EXTERNALS, null, 2)}\n`)
-  return { out: OUT, assets: [...assets].sort(), outputs: result.metafile.outputs }
+  return {
+    out: OUT,
+    assets: [...assets].sort(),
+    lazy: [...lazy.keys()].sort(),
+    outputs: result.metafile.outputs,
+    inputs: result.metafile.inputs,
+  }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { out, assets, outputs } = await bundle()
+  const { out, assets, lazy, outputs } = await bundle()
   for (const [file, { bytes }] of Object.entries(outputs))
     if (file.endsWith('.mjs')) console.log(`${relative(ROOT, file)}\t${(bytes / 1024).toFixed(0)} KiB`)
   console.log(`assets: ${assets.join(', ')}`)
+  console.log(`loaded on first use: ${lazy.join(', ')}`)
   console.log(`bundle in ${relative(ROOT, out)}`)
 }

@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module'
+import t from 'tap'
+import { lazyModule } from '../../scripts/lazy-module.js'
+
+/**
+ * The bundle's stand-in for a CommonJS module loaded on first use (scripts/bundle.mjs LAZY, issue 11): nothing
+ * is loaded until the module is used, then calls, `new`, property reads and writes reach the real module.
+ * The second test runs the packages of the LAZY list through it the way their requirers use them.
+ */
+const require = createRequire(import.meta.url)
+
+t.test('loads on first use, once, and behaves as the module', async (t) => {
+  let loads = 0
+  class Real {
+    constructor(readonly x: number) {}
+    twice() {
+      return this.x * 2
+    }
+  }
+  const real = Object.assign((a: number) => a + 1, {
+    Real,
+    version: '1',
+    self() {
+      return this
+    },
+  })
+  const mod = lazyModule(() => {
+    loads++
+    return real
+  }) as typeof real
+  t.equal(loads, 0, 'requiring it loads nothing')
+  t.equal(mod(1), 2, 'call')
+  t.equal(loads, 1)
+  t.equal(mod.version, '1', 'property')
+  const made = new mod.Real(4)
+  t.ok(made instanceof Real, 'new on an exported class')
+  t.equal(made.twice(), 8)
+  t.ok('Real' in mod, 'in')
+  ;(mod as unknown as { extra: number }).extra = 5
+  t.equal((real as unknown as { extra: number }).extra, 5, 'writes reach the module')
+  t.equal(mod.self().version, '1', 'methods called on the stand-in read the module through it')
+  t.equal(loads, 1, 'loaded once')
+
+  class Exported {
+    constructor(readonly y: string) {}
+  }
+  const ctor = lazyModule(() => Exported) as typeof Exported
+  const instance = new ctor('a')
+  t.ok(instance instanceof Exported, 'new on the stand-in of a class module builds the real class')
+  t.equal(instance.y, 'a')
+})
+
+t.test('the packages the bundle loads on first use work through the stand-in', async (t) => {
+  const yaml = lazyModule(() => require('yaml')) as typeof import('yaml')
+  t.equal(yaml.stringify({ a: [1, 'b'] }), (require('yaml') as typeof import('yaml')).stringify({ a: [1, 'b'] }))
+
+  const inject = lazyModule(() => require('light-my-request')) as typeof import('light-my-request')
+  const res = await inject((_req, reply) => reply.end('ok'), { method: 'GET', url: '/' })
+  t.equal(res.payload, 'ok')
+
+  const AjvJTD = lazyModule(() => require('ajv/dist/jtd')) as new () => { compile(s: object): (d: unknown) => boolean }
+  const validate = new AjvJTD().compile({ properties: { n: { type: 'int32' } } })
+  t.ok(validate({ n: 1 }))
+  t.notOk(validate({ n: 'x' }))
+
+  const { Pushgateway, Registry } = require('prom-client') as typeof import('prom-client')
+  const PG = lazyModule(() => require('prom-client/lib/pushgateway')) as typeof Pushgateway
+  t.ok(new PG('http://127.0.0.1:1', {}, new Registry()) instanceof Pushgateway)
+
+  const Busboy = lazyModule(() => require('@fastify/busboy')) as new (o: object) => { on: unknown }
+  t.type(new Busboy({ headers: { 'content-type': 'multipart/form-data; boundary=x' } }).on, 'function')
+
+  const otel = lazyModule(() => require('@opentelemetry/api')) as typeof import('@opentelemetry/api')
+  t.equal(otel.trace.getSpan(otel.context.active()), undefined)
+})
