@@ -52,6 +52,13 @@ export const LAZY = [
   { id: './lib/pushgateway', from: 'prom-client' },
   // Parsing a multipart body: a photo upload or an import, not the start (49 KB).
   { id: '@fastify/busboy', from: '@fastify/multipart' },
+  // Resolving $refs when the OpenAPI document is built, on its first request (44 KB, with `debug`).
+  { id: 'json-schema-resolver', from: '@fastify/swagger' },
+  // @fastify/websocket's injectWS (tests), with readable-stream (77 KB).
+  { id: 'duplexify', from: '@fastify/websocket' },
+  // Time-zone offsets of events in a zone other than UTC, and checking a zone name (220 KB). Imported by our
+  // own modules: the stand-in exports each of the package's classes and functions by name.
+  { id: 'luxon', from: 'plugins/records/' },
 ]
 
 /** lazy/yaml.cjs, lazy/fastify-busboy.cjs, lazy/prom-client-lib-pushgateway.cjs */
@@ -62,22 +69,40 @@ const lazyName = ({ id, from }) =>
 function lazyModules(found) {
   const standIn = join(ROOT, 'scripts', 'lazy-module.ts')
   const owner = (path) => /.*node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(path)?.[1]?.replace(/\\/g, '/')
+  const requiredBy = (importer, from) =>
+    from.endsWith('/') ? relative(ROOT, importer).split(sep).join('/').startsWith(from) : owner(importer) === from
   return {
     name: 'hearth-lazy',
     setup(b) {
       b.onResolve({ filter: /./ }, (args) => {
-        if (args.kind !== 'require-call' || args.namespace !== 'file') return undefined
-        const entry = LAZY.find((l) => l.id === args.path && owner(args.importer) === l.from)
+        if (args.namespace !== 'file' || (args.kind !== 'require-call' && args.kind !== 'import-statement')) return undefined
+        const entry = LAZY.find((l) => l.id === args.path && requiredBy(args.importer, l.from))
         if (!entry) return undefined
         const file = lazyName(entry)
-        found.set(file, createRequire(args.importer).resolve(args.path))
-        return { path: file, namespace: 'hearth-lazy' }
+        const path = createRequire(args.importer).resolve(args.path)
+        found.set(file, path)
+        return { path: file, namespace: 'hearth-lazy', pluginData: { esm: args.kind === 'import-statement', path } }
       })
-      b.onLoad({ filter: /./, namespace: 'hearth-lazy' }, (args) => ({
-        contents: `const { lazyModule } = require(${JSON.stringify(standIn)})\nmodule.exports = lazyModule(() => require(${JSON.stringify(`./${args.path}`)}))\n`,
-        loader: 'js',
-        resolveDir: ROOT,
-      }))
+      b.onLoad({ filter: /./, namespace: 'hearth-lazy' }, (args) => {
+        const load = `require(${JSON.stringify(`./${args.path}`)})`
+        if (!args.pluginData.esm)
+          return {
+            contents: `const { lazyModule } = require(${JSON.stringify(standIn)})\nmodule.exports = lazyModule(() => ${load})\n`,
+            loader: 'js',
+            resolveDir: ROOT,
+          }
+        // An ES module importing names: one stand-in per class or function the package exports (an import of
+        // anything else fails the build: "No matching export").
+        const mod = createRequire(import.meta.url)(args.pluginData.path)
+        const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && /^[A-Za-z_$][\w$]*$/.test(k))
+        const contents = [
+          `import { lazyModule } from ${JSON.stringify(standIn)}`,
+          'let mod',
+          `const real = () => (mod ??= ${load})`,
+          ...names.map((k) => `export const ${k} = lazyModule(() => real().${k})`),
+        ].join('\n')
+        return { contents, loader: 'js', resolveDir: ROOT }
+      })
       b.onResolve({ filter: /^\.\/lazy\//, namespace: 'hearth-lazy' }, (args) => ({ path: args.path, external: true }))
     },
   }

@@ -70,6 +70,25 @@ t.test('the packages the bundle loads on first use work through the stand-in', a
   const Busboy = lazyModule(() => require('@fastify/busboy')) as new (o: object) => { on: unknown }
   t.type(new Busboy({ headers: { 'content-type': 'multipart/form-data; boundary=x' } }).on, 'function')
 
+  const Ref = lazyModule(() => require('json-schema-resolver')) as (o: object) => { resolve(s: object): object }
+  t.same(Ref({ clone: true }).resolve({ type: 'object', properties: { a: { type: 'string' } } }), {
+    type: 'object',
+    properties: { a: { type: 'string' } },
+  })
+
+  const { PassThrough } = await import('node:stream')
+  const Duplexify = lazyModule(() => require('duplexify')) as new (w: object, r: object) => { write: unknown }
+  t.type(new Duplexify(new PassThrough(), new PassThrough()).write, 'function')
+
+  // An ES module's named import (records' Luxon): one stand-in per export.
+  const luxon = require('luxon') as typeof import('luxon')
+  const DateTime = lazyModule(() => luxon.DateTime) as typeof luxon.DateTime
+  const IANAZone = lazyModule(() => luxon.IANAZone) as typeof luxon.IANAZone
+  t.equal(DateTime.fromMillis(Date.UTC(2026, 6, 1), { zone: 'Europe/Paris' }).offset, 120)
+  t.ok(IANAZone.isValidZone('America/New_York'))
+  t.notOk(IANAZone.isValidZone('Mars/Base'))
+  t.ok(DateTime.now() instanceof DateTime, 'instanceof through the stand-in')
+
   const otel = lazyModule(() => require('@opentelemetry/api')) as typeof import('@opentelemetry/api')
   t.equal(otel.trace.getSpan(otel.context.active()), undefined)
 })
