@@ -56,6 +56,16 @@ export const LAZY = [
   { id: 'json-schema-resolver', from: '@fastify/swagger' },
   // @fastify/websocket's injectWS (tests), with readable-stream (77 KB).
   { id: 'duplexify', from: '@fastify/websocket' },
+  // prom-client's default metrics, cluster aggregation, summaries and histograms: the daemon registers
+  // counters and gauges only (core/metrics.ts). About 60 KB with tdigest and bintrees.
+  { id: './lib/defaultMetrics', from: 'prom-client' },
+  { id: './lib/cluster', from: 'prom-client' },
+  { id: './lib/summary', from: 'prom-client' },
+  { id: './lib/histogram', from: 'prom-client' },
+  // pino's log transports in a worker thread: the daemon logs to stdout (19 KB).
+  { id: 'thread-stream', from: 'pino' },
+  // Reading and writing archives (records' import and export of zip and tar.gz files, 25 KB).
+  { id: 'fflate', from: 'plugins/records/' },
   // Time-zone offsets of events in a zone other than UTC, and checking a zone name (220 KB). Imported by our
   // own modules: the stand-in exports each of the package's classes and functions by name.
   { id: 'luxon', from: 'plugins/records/' },

@@ -67,6 +67,26 @@ t.test('the packages the bundle loads on first use work through the stand-in', a
   const PG = lazyModule(() => require('prom-client/lib/pushgateway')) as typeof Pushgateway
   t.ok(new PG('http://127.0.0.1:1', {}, new Registry()) instanceof Pushgateway)
 
+  const Summary = lazyModule(() => require('prom-client/lib/summary')) as typeof import('prom-client').Summary
+  const Histogram = lazyModule(() => require('prom-client/lib/histogram')) as typeof import('prom-client').Histogram
+  const collect = lazyModule(() => require('prom-client/lib/defaultMetrics')) as typeof import('prom-client').collectDefaultMetrics
+  const registry = new Registry()
+  new Summary({ name: 's', help: 's', registers: [registry] }).observe(1)
+  new Histogram({ name: 'h', help: 'h', registers: [registry] }).observe(1)
+  collect({ register: registry })
+  const text = await registry.metrics()
+  t.match(text, /^s_count 1$/m)
+  t.match(text, /^h_count 1$/m)
+  t.match(text, /^process_cpu_user_seconds_total /m)
+
+  const ThreadStream = lazyModule(() => require('thread-stream'))
+  t.type(ThreadStream, 'function')
+
+  const fflate = require('fflate') as typeof import('fflate')
+  const zipSync = lazyModule(() => fflate.zipSync) as typeof fflate.zipSync
+  const unzipSync = lazyModule(() => fflate.unzipSync) as typeof fflate.unzipSync
+  t.same(unzipSync(zipSync({ 'a.txt': new Uint8Array([1, 2]) }))['a.txt'], new Uint8Array([1, 2]))
+
   const Busboy = lazyModule(() => require('@fastify/busboy')) as new (o: object) => { on: unknown }
   t.type(new Busboy({ headers: { 'content-type': 'multipart/form-data; boundary=x' } }).on, 'function')
 
