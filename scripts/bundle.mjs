@@ -52,6 +52,9 @@ export const LAZY = [
   { id: './lib/pushgateway', from: 'prom-client' },
   // Parsing a multipart body: a photo upload or an import, not the start (49 KB).
   { id: '@fastify/busboy', from: '@fastify/multipart' },
+  // @fastify/swagger's Swagger 2.0 generator and static mode: the daemon's document is OpenAPI 3, generated.
+  { id: '../spec/swagger', from: '@fastify/swagger' },
+  { id: './lib/mode/static', from: '@fastify/swagger' },
   // Resolving $refs when the OpenAPI document is built, on its first request (44 KB, with `debug`).
   { id: 'json-schema-resolver', from: '@fastify/swagger' },
   // @fastify/websocket's injectWS (tests), with readable-stream (77 KB).
