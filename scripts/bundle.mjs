@@ -46,8 +46,6 @@ export const LAZY = [
   { id: 'light-my-request', from: 'fastify' },
   // prom-client's exemplars, which the daemon does not enable (59 KB).
   { id: '@opentelemetry/api', from: 'prom-client' },
-  // JTD schemas: the daemon's are JSON Schema (TypeBox); Fastify's Ajv compiler requires both.
-  { id: 'ajv/dist/jtd', from: '@fastify/ajv-compiler' },
   // Pushing metrics to a gateway, which the daemon does not do (and with it node:zlib).
   { id: './lib/pushgateway', from: 'prom-client' },
   // Parsing a multipart body: a photo upload or an import, not the start (49 KB).
@@ -69,6 +67,18 @@ export const LAZY = [
   { id: 'thread-stream', from: 'pino' },
   // Reading and writing archives (records' import and export of zip and tar.gz files, 25 KB).
   { id: 'fflate', from: 'plugins/records/' },
+  // Ajv, for the first request whose body, query or parameters are validated or whose response schema has
+  // an anyOf (fast-json-stringify's validator): never before. One file for all its requirers, so that they
+  // share one Ajv as they do in the bundle (ajv-formats' generated code must come from that Ajv's codegen).
+  // About 300 KB with ajv-formats and fast-uri.
+  { id: 'ajv', from: 'core/', group: 'ajv' },
+  { id: 'ajv-formats', from: 'core/', group: 'ajv' },
+  { id: './lib/validator', from: 'fast-json-stringify', group: 'ajv', props: ['escapeRefForAjv'] },
+  { id: './lib/validator-compiler', from: '@fastify/ajv-compiler', group: 'ajv' },
+  { id: './standalone', from: '@fastify/ajv-compiler', group: 'ajv' },
+  { id: './lib/standalone', from: 'fast-json-stringify', group: 'ajv' },
+  // JTD schemas (serializer and validator): the daemon's are JSON Schema (TypeBox).
+  { id: './lib/serializer-compiler', from: '@fastify/ajv-compiler', group: 'ajv' },
   // Time-zone offsets of events in a zone other than UTC, and checking a zone name (220 KB). Imported by our
   // own modules: the stand-in exports each of the package's classes and functions by name.
   { id: 'luxon', from: 'plugins/records/' },
@@ -80,7 +90,7 @@ const lazyName = ({ id, from }) =>
 
 /** Replaces each LAZY module, where its requirer requires it, by the stand-in; collects what to bundle apart. */
 function lazyModules(found) {
-  const standIn = join(ROOT, 'scripts', 'lazy-module.ts')
+  const helper = join(ROOT, 'scripts', 'lazy-module.ts')
   const owner = (path) => /.*node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(path)?.[1]?.replace(/\\/g, '/')
   const requiredBy = (importer, from) =>
     from.endsWith('/') ? relative(ROOT, importer).split(sep).join('/').startsWith(from) : owner(importer) === from
@@ -91,28 +101,35 @@ function lazyModules(found) {
         if (args.namespace !== 'file' || (args.kind !== 'require-call' && args.kind !== 'import-statement')) return undefined
         const entry = LAZY.find((l) => l.id === args.path && requiredBy(args.importer, l.from))
         if (!entry) return undefined
-        const file = lazyName(entry)
         const path = createRequire(args.importer).resolve(args.path)
-        found.set(file, path)
-        return { path: file, namespace: 'hearth-lazy', pluginData: { esm: args.kind === 'import-statement', path } }
+        // A group's modules share one file, which exports each of them by key.
+        const file = entry.group ? `lazy/${entry.group}.cjs` : lazyName(entry)
+        const key = entry.group ? `${entry.from}:${entry.id}` : undefined
+        found.set(file, entry.group ? { ...found.get(file), [key]: path } : path)
+        // One stand-in module per module and kind: a CommonJS requirer gets the module, an ES importer its names.
+        const esm = args.kind === 'import-statement'
+        const standIn = `${file}${key ? `#${key}` : ''}${esm ? '?esm' : ''}`
+        return { path: standIn, namespace: 'hearth-lazy', pluginData: { esm, file, key, path, props: entry.props ?? [] } }
       })
       b.onLoad({ filter: /./, namespace: 'hearth-lazy' }, (args) => {
-        const load = `require(${JSON.stringify(`./${args.path}`)})`
-        if (!args.pluginData.esm)
+        const { esm, file, key, path, props } = args.pluginData
+        const load = `require(${JSON.stringify(`./${file}`)})${key ? `[${JSON.stringify(key)}]` : ''}`
+        if (!esm)
           return {
-            contents: `const { lazyModule } = require(${JSON.stringify(standIn)})\nmodule.exports = lazyModule(() => ${load})\n`,
+            contents: `const { lazyModule } = require(${JSON.stringify(helper)})\nmodule.exports = lazyModule(() => ${load}, ${JSON.stringify(props)})\n`,
             loader: 'js',
             resolveDir: ROOT,
           }
         // An ES module importing names: one stand-in per class or function the package exports (an import of
-        // anything else fails the build: "No matching export").
-        const mod = createRequire(import.meta.url)(args.pluginData.path)
-        const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && /^[A-Za-z_$][\w$]*$/.test(k))
+        // anything else fails the build: "No matching export"); its default import is the module itself.
+        const mod = createRequire(import.meta.url)(path)
+        const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k))
         const contents = [
-          `import { lazyModule } from ${JSON.stringify(standIn)}`,
+          `import { lazyModule } from ${JSON.stringify(helper)}`,
           'let mod',
           `const real = () => (mod ??= ${load})`,
           ...names.map((k) => `export const ${k} = lazyModule(() => real().${k})`),
+          'export default lazyModule(real)',
         ].join('\n')
         return { contents, loader: 'js', resolveDir: ROOT }
       })
@@ -226,8 +243,21 @@ export async function bundle() {
   })
   for (const [file, path] of lazy) {
     // Each on its own: a lazy module's dependencies are bundled into its file again (they are not loaded at start).
+    // A group's file requires each of its modules once and exports them by key.
+    const input =
+      typeof path === 'string'
+        ? { entryPoints: [path] }
+        : {
+            stdin: {
+              contents: `module.exports = {\n${Object.entries(path)
+                .map(([k, p]) => `  ${JSON.stringify(k)}: require(${JSON.stringify(p)}),`)
+                .join('\n')}\n}\n`,
+              resolveDir: ROOT,
+              loader: 'js',
+            },
+          }
     await build({
-      entryPoints: [path],
+      ...input,
       outfile: join(OUT, file),
       bundle: true,
       platform: 'node',

@@ -41,6 +41,18 @@ t.test('loads on first use, once, and behaves as the module', async (t) => {
   t.equal(mod.self().version, '1', 'methods called on the stand-in read the module through it')
   t.equal(loads, 1, 'loaded once')
 
+  // Properties read when the module is required (`const { fn } = require(...)`) get their own stand-ins.
+  let early = 0
+  const withEarly = lazyModule(() => {
+    early++
+    return { escape: (s: string) => `<${s}>`, Klass: Real }
+  }, ['escape', 'Klass']) as { escape(s: string): string; Klass: typeof Real }
+  const { escape, Klass } = withEarly
+  t.equal(early, 0, 'reading a listed property loads nothing')
+  t.equal(escape('a'), '<a>')
+  t.equal(early, 1)
+  t.ok(new Klass(1) instanceof Real)
+
   class Exported {
     constructor(readonly y: string) {}
   }
@@ -57,6 +69,19 @@ t.test('the packages the bundle loads on first use work through the stand-in', a
   const inject = lazyModule(() => require('light-my-request')) as typeof import('light-my-request')
   const res = await inject((_req, reply) => reply.end('ok'), { method: 'GET', url: '/' })
   t.equal(res.payload, 'ok')
+
+  // Ajv and ajv-formats as the bundle's group file gives them: one module each, Ajv's class read off
+  // `.default` when its requirer loads (Fastify's Ajv compiler).
+  const group = lazyModule(() => ({ ajv: require('ajv'), formats: require('ajv-formats') })) as {
+    ajv: { default: new (o: object) => { compile(s: object): (d: unknown) => boolean } }
+    formats: (ajv: object) => object
+  }
+  const Ajv = (lazyModule(() => group.ajv, ['default']) as typeof group.ajv).default
+  const ajv = new Ajv({ strict: false })
+  ;(lazyModule(() => group.formats) as typeof group.formats)(ajv)
+  const email = ajv.compile({ type: 'string', format: 'email' })
+  t.ok(email('a@example.test'))
+  t.notOk(email('nope'))
 
   const AjvJTD = lazyModule(() => require('ajv/dist/jtd')) as new () => { compile(s: object): (d: unknown) => boolean }
   const validate = new AjvJTD().compile({ properties: { n: { type: 'int32' } } })
