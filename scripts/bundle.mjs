@@ -58,7 +58,7 @@ export const LAZY = [
   // @fastify/websocket's injectWS (tests), with readable-stream (77 KB).
   { id: 'duplexify', from: '@fastify/websocket' },
   // prom-client's default metrics, cluster aggregation, summaries and histograms: the daemon registers
-  // counters and gauges only (core/metrics.ts). About 60 KB with tdigest and bintrees.
+  // counters and gauges only (core/metrics.ts). About 70 KB with tdigest and bintrees.
   { id: './lib/defaultMetrics', from: 'prom-client' },
   { id: './lib/cluster', from: 'prom-client' },
   { id: './lib/summary', from: 'prom-client' },
