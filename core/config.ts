@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { Errors } from '@sinclair/typebox/errors'
 import { defaults } from '../config/defaults.js'
 import { isSecretSetting, REDACTED } from './logging/redact.js'
 
@@ -105,7 +105,7 @@ export function readSlice<T extends TObject>(schema: T, sources: ConfigSources, 
       problems.push(`${name} is required (${label})`)
       continue
     }
-    const error = Value.Errors(prop, value).First()
+    const error = Errors(prop, value).First()
     // The problem goes to stderr and so to the journal: a secret's value is not repeated there.
     const shown = isSecretSetting(name) ? REDACTED : (raw ?? JSON.stringify(value))
     if (error) problems.push(`${name}=${shown} is invalid: ${error.message}`)

@@ -7,8 +7,9 @@ import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
 import { dataShapes, spliceEnvelope } from './pre-serialized.js'
 
-// ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
-const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv
+// ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
+// Ajv is made, not at load: the bundle loads Ajv and ajv-formats on first use (scripts/bundle.mjs LAZY).
+const addFormats = (ajv: Ajv): Ajv => (((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv)(ajv)
 
 function make(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, removeAdditional: false, ...options })
