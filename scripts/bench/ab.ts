@@ -3,16 +3,21 @@
  * side, each with 100,000 notes and an agent key, loaded in alternation
  * (A B A B, 7 rounds of 2 s per figure), so both see the same disturbances.
  *
- *   node dist/scripts/bench/ab.js <entry A> [entry B = what npm start runs]
+ *   node dist/scripts/bench/ab.js <entry A> [entry B = what npm start runs] [--only=byid,list,create] [--rounds=7] [--no-restart]
  *
- * e.g. A = a checkout of the commit before issue 11 built with tsc, `dist/core/main.js`.
+ * e.g. A = a checkout of the commit before issue 11 built with tsc, `dist/core/main.js`. Beside req/s it
+ * prints each daemon's CPU (user + system, /proc) per request answered: steadier than req/s when the
+ * machine is shared. `--only` keeps some figures, `--no-restart` skips the start-time rounds.
  */
 import { ownerWithKey, DAEMON_ENTRY, type Daemon, startDaemon } from './harness.js'
 import { type Shot, shoot } from './load.js'
-import { seedNotes } from './perf.js'
+import { cpuMs, seedNotes } from './perf.js'
 import { databasePath } from '../../core/db/sqlite.js'
 
-const ROUNDS = 7
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'))
+const flag = (name: string) => flags.find((f) => f.startsWith(`--${name}=`))?.split('=')[1]
+const ROUNDS = Number(flag('rounds') ?? 7)
+const ONLY = flag('only')?.split(',')
 const env = { HEARTH_RATE_LIMIT: '1000000000' }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
@@ -24,15 +29,17 @@ async function prepare(entry: string) {
 }
 
 async function main() {
-  const [a, b] = [process.argv[2] as string, process.argv[3] ?? DAEMON_ENTRY]
+  const entries = process.argv.slice(2).filter((a) => !a.startsWith('--'))
+  const [a, b] = [entries[0] as string, entries[1] ?? DAEMON_ENTRY]
   console.log(`A = ${a}\nB = ${b}\nHEARTH_RATE_LIMIT=${env.HEARTH_RATE_LIMIT} set for both daemons`)
   // Start time: restarts of a data folder each, alternating, median of 5.
   const starts: Record<'a' | 'b', number[]> = { a: [], b: [] }
   const cpu: Record<'a' | 'b', number[]> = { a: [], b: [] }
+  const restarts = !flags.includes('--no-restart')
   const folders: Record<'a' | 'b', Daemon> = { a: await startDaemon(env, [], a), b: await startDaemon(env, [], b) }
   await folders.a.stop()
   await folders.b.stop()
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; restarts && i < 5; i++) {
     for (const side of ['a', 'b'] as const) {
       const d = await startDaemon({ ...env, HEARTH_DATA_DIR: folders[side].dataDir }, [], side === 'a' ? a : b)
       starts[side].push(d.startupMs)
@@ -44,20 +51,43 @@ async function main() {
   const B = await prepare(b)
   try {
     const post = { method: 'POST' as const, body: JSON.stringify({ content: '# Bench\nA note written under load.', tags: ['bench'] }) }
-    const figures = {
-      'GET /notes/:id req/s (64 conn)': (s: typeof A) =>
-        shoot(`${s.api}/notes/${s.id}`, { connections: 64, seconds: 2, headers: s.headers }),
-      'GET /notes?limit=20 req/s (64 conn)': (s: typeof A) =>
-        shoot(`${s.api}/notes?limit=20`, { connections: 64, seconds: 2, headers: s.headers }),
-      'POST /notes creates/s (16 conn)': (s: typeof A) =>
-        shoot(`${s.api}/notes`, { connections: 16, seconds: 2, headers: { ...s.headers, 'content-type': 'application/json' }, ...post }),
+    // The daemon's CPU per request answered, beside what the load generator saw.
+    const measured = async (s: typeof A, shot: () => Promise<Shot>) => {
+      const before = cpuMs(s.daemon.pid)
+      const result = await shot()
+      return { ...result, cpuUs: ((cpuMs(s.daemon.pid) - before) * 1000) / Math.max(1, result.rps * 2) }
     }
+    const all = {
+      byid: [
+        'GET /notes/:id req/s (64 conn)',
+        (s: typeof A) => measured(s, () => shoot(`${s.api}/notes/${s.id}`, { connections: 64, seconds: 2, headers: s.headers })),
+      ],
+      list: [
+        'GET /notes?limit=20 req/s (64 conn)',
+        (s: typeof A) => measured(s, () => shoot(`${s.api}/notes?limit=20`, { connections: 64, seconds: 2, headers: s.headers })),
+      ],
+      create: [
+        'POST /notes creates/s (16 conn)',
+        (s: typeof A) =>
+          measured(s, () =>
+            shoot(`${s.api}/notes`, {
+              connections: 16,
+              seconds: 2,
+              headers: { ...s.headers, 'content-type': 'application/json' },
+              ...post,
+            }),
+          ),
+      ],
+    } as const
+    const figures = Object.entries(all)
+      .filter(([key]) => !ONLY || ONLY.includes(key))
+      .map(([, figure]) => figure)
     const out: Record<string, string | number> = {}
-    for (const [name, run] of Object.entries(figures)) {
+    for (const [name, run] of figures) {
       await run(A)
       await run(B)
       const ratios: number[] = []
-      const rs: Record<'a' | 'b', Shot[]> = { a: [], b: [] }
+      const rs: Record<'a' | 'b', Array<Shot & { cpuUs: number }>> = { a: [], b: [] }
       for (let r = 0; r < ROUNDS; r++) {
         const x = await run(A)
         const y = await run(B)
@@ -68,11 +98,16 @@ async function main() {
       out[`${name} A (median)`] = median(rs.a.map((s) => s.rps))
       out[`${name} B (median)`] = median(rs.b.map((s) => s.rps))
       out[`${name} B/A (median of rounds)`] = Math.round(median(ratios) * 100) / 100
+      const us = (side: 'a' | 'b') => Math.round(median(rs[side].map((s) => s.cpuUs)) * 10) / 10
+      out[`${name} server CPU us per request A / B (median)`] = `${us('a')} / ${us('b')}`
+      out[`${name} rounds B/A`] = ratios.map((r) => r.toFixed(2)).join(' ')
     }
-    out['restart -> /health 200 ms A (median of 5)'] = Math.round(median(starts.a))
-    out['restart -> /health 200 ms B (median of 5)'] = Math.round(median(starts.b))
-    out['restart B/A'] = Math.round((median(starts.b) / median(starts.a)) * 100) / 100
-    out['restart CPU ms A / B (median of 5)'] = `${median(cpu.a)} / ${median(cpu.b)}`
+    if (restarts) {
+      out['restart -> /health 200 ms A (median of 5)'] = Math.round(median(starts.a))
+      out['restart -> /health 200 ms B (median of 5)'] = Math.round(median(starts.b))
+      out['restart B/A'] = Math.round((median(starts.b) / median(starts.a)) * 100) / 100
+      out['restart CPU ms A / B (median of 5)'] = `${median(cpu.a)} / ${median(cpu.b)}`
+    }
     console.table(out)
   } finally {
     await A.daemon.stop()
