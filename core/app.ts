@@ -141,7 +141,7 @@ async function assemble(
   })
 
   const pipeline = {
-    guard: { authenticate: services.authenticate, limiter: services.requestLimiter, hal: services.hal },
+    guard: { resolveCaller: services.resolveCaller, limiter: services.requestLimiter, hal: services.hal },
     defaultTier: () => services.config.tier,
     operationIds: new Map<string, string>(),
     routes: new Map<string, RouteEntry>(),
