@@ -3,13 +3,15 @@
  * side, each with 100,000 notes and an agent key, loaded in alternation
  * (A B A B, 7 rounds of 2 s per figure), so both see the same disturbances.
  *
- *   node dist/scripts/bench/ab.js <entry A> [entry B = what npm start runs] [--only=byid,list,create] [--rounds=7] [--no-restart]
+ *   node dist/scripts/bench/ab.js <entry A> [entry B = what npm start runs] [--only=byid,list,create] [--rounds=7] [--no-restart] [--bare]
  *
  * e.g. A = a checkout of the commit before issue 11 built with tsc, `dist/core/main.js`. Beside req/s it
  * prints each daemon's CPU (user + system, /proc) per request answered: steadier than req/s when the
- * machine is shared. `--only` keeps some figures, `--no-restart` skips the start-time rounds.
+ * machine is shared. `--only` keeps some figures, `--no-restart` skips the start-time rounds, `--bare`
+ * adds bare Fastify answering B's by-id JSON to each by-id round (A B bare), as `npm run bench -- perf` does.
  */
-import { ownerWithKey, DAEMON_ENTRY, type Daemon, startDaemon } from './harness.js'
+import { join } from 'node:path'
+import { ownerWithKey, DAEMON_ENTRY, type Daemon, ROOT, startDaemon, startScript } from './harness.js'
 import { type Shot, shoot } from './load.js'
 import { cpuMs, seedNotes } from './perf.js'
 import { databasePath } from '../../core/db/sqlite.js'
@@ -18,6 +20,7 @@ const flags = process.argv.slice(2).filter((a) => a.startsWith('--'))
 const flag = (name: string) => flags.find((f) => f.startsWith(`--${name}=`))?.split('=')[1]
 const ROUNDS = Number(flag('rounds') ?? 7)
 const ONLY = flag('only')?.split(',')
+const BARE = flags.includes('--bare')
 const env = { HEARTH_RATE_LIMIT: '1000000000' }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
@@ -36,27 +39,37 @@ async function main() {
   const starts: Record<'a' | 'b', number[]> = { a: [], b: [] }
   const cpu: Record<'a' | 'b', number[]> = { a: [], b: [] }
   const restarts = !flags.includes('--no-restart')
-  const folders: Record<'a' | 'b', Daemon> = { a: await startDaemon(env, [], a), b: await startDaemon(env, [], b) }
-  await folders.a.stop()
-  await folders.b.stop()
-  for (let i = 0; restarts && i < 5; i++) {
-    for (const side of ['a', 'b'] as const) {
-      const d = await startDaemon({ ...env, HEARTH_DATA_DIR: folders[side].dataDir }, [], side === 'a' ? a : b)
-      starts[side].push(d.startupMs)
-      cpu[side].push(d.startupCpuMs)
-      await d.stop()
+  if (restarts) {
+    const folders: Record<'a' | 'b', Daemon> = { a: await startDaemon(env, [], a), b: await startDaemon(env, [], b) }
+    await folders.a.stop()
+    await folders.b.stop()
+    for (let i = 0; i < 5; i++) {
+      for (const side of ['a', 'b'] as const) {
+        const d = await startDaemon({ ...env, HEARTH_DATA_DIR: folders[side].dataDir }, [], side === 'a' ? a : b)
+        starts[side].push(d.startupMs)
+        cpu[side].push(d.startupCpuMs)
+        await d.stop()
+      }
     }
   }
   const A = await prepare(a)
   const B = await prepare(b)
+  let bare: Awaited<ReturnType<typeof startScript>> | undefined
   try {
     const post = { method: 'POST' as const, body: JSON.stringify({ content: '# Bench\nA note written under load.', tags: ['bench'] }) }
     // The daemon's CPU per request answered, beside what the load generator saw.
-    const measured = async (s: typeof A, shot: () => Promise<Shot>) => {
-      const before = cpuMs(s.daemon.pid)
+    const measuredBy = async (pid: number, shot: () => Promise<Shot>) => {
+      const before = cpuMs(pid)
       const result = await shot()
-      return { ...result, cpuUs: ((cpuMs(s.daemon.pid) - before) * 1000) / Math.max(1, result.rps * 2) }
+      return { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, result.rps * 2) }
     }
+    const measured = (s: typeof A, shot: () => Promise<Shot>) => measuredBy(s.daemon.pid, shot)
+    // Bare Fastify answering the exact JSON of B's by-id, in the by-id rounds only.
+    if (BARE) {
+      const sample = await (await fetch(`${B.api}/notes/${B.id}`, { headers: B.headers })).text()
+      bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), [sample])
+    }
+    const shootBare = (url: string) => measuredBy(Number(bare?.pid), () => shoot(`${url}/bare`, { connections: 64, seconds: 2 }))
     const all = {
       byid: [
         'GET /notes/:id req/s (64 conn)',
@@ -87,13 +100,16 @@ async function main() {
       await run(A)
       await run(B)
       const ratios: number[] = []
-      const rs: Record<'a' | 'b', Array<Shot & { cpuUs: number }>> = { a: [], b: [] }
+      const rs: Record<'a' | 'b' | 'bare', Array<Shot & { cpuUs: number }>> = { a: [], b: [], bare: [] }
+      const withBare = bare && name === all.byid[0] ? bare : undefined
+      if (withBare) await shootBare(withBare.url)
       for (let r = 0; r < ROUNDS; r++) {
         const x = await run(A)
         const y = await run(B)
         rs.a.push(x)
         rs.b.push(y)
         ratios.push(y.rps / x.rps)
+        if (withBare) rs.bare.push(await shootBare(withBare.url))
       }
       out[`${name} A (median)`] = median(rs.a.map((s) => s.rps))
       out[`${name} B (median)`] = median(rs.b.map((s) => s.rps))
@@ -101,6 +117,12 @@ async function main() {
       const us = (side: 'a' | 'b') => Math.round(median(rs[side].map((s) => s.cpuUs)) * 10) / 10
       out[`${name} server CPU us per request A / B (median)`] = `${us('a')} / ${us('b')}`
       out[`${name} rounds B/A`] = ratios.map((r) => r.toFixed(2)).join(' ')
+      if (withBare) {
+        const vsBare = (side: 'a' | 'b') => median(rs[side].map((s, i) => s.rps / (rs.bare[i] as Shot).rps)).toFixed(2)
+        out['bare Fastify req/s (median)'] = median(rs.bare.map((s) => s.rps))
+        out['bare Fastify server CPU us per request (median)'] = Math.round(median(rs.bare.map((s) => s.cpuUs)) * 10) / 10
+        out[`${name} vs bare Fastify A / B (median of rounds)`] = `${vsBare('a')} / ${vsBare('b')}`
+      }
     }
     if (restarts) {
       out['restart -> /health 200 ms A (median of 5)'] = Math.round(median(starts.a))
@@ -110,6 +132,7 @@ async function main() {
     }
     console.table(out)
   } finally {
+    bare?.stop()
     await A.daemon.stop()
     await B.daemon.stop()
   }
