@@ -11,6 +11,7 @@ import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
 import { loggerOptions } from './logging/index.js'
+import { lazyChildLogger } from './logging/lazy-child.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
@@ -54,6 +55,8 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
 
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
+    // Each request's pino child is made when something logs through it, not for every request.
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -141,7 +144,7 @@ async function assemble(
   })
 
   const pipeline = {
-    guard: { authenticate: services.authenticate, limiter: services.requestLimiter, hal: services.hal },
+    guard: { resolveCaller: services.resolveCaller, limiter: services.requestLimiter, hal: services.hal },
     defaultTier: () => services.config.tier,
     operationIds: new Map<string, string>(),
     routes: new Map<string, RouteEntry>(),

@@ -14,6 +14,9 @@ export function drainBody(raw: IncomingMessage): Promise<void> {
   if (raw.complete || raw.readableEnded || raw.destroyed) return Promise.resolve()
   const declared = Number(raw.headers['content-length'] ?? 0)
   if (declared > MAX_DRAIN_BYTES) return Promise.resolve()
+  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112, 6.3): nothing to wait
+  // for, though a refusal given in the request event itself comes before Node has marked it complete.
+  if (declared === 0 && raw.headers['transfer-encoding'] === undefined) return Promise.resolve()
   return new Promise((resolve) => {
     let seen = 0
     const done = () => {

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type Database from 'better-sqlite3'
 import { createApiKeys } from './auth/api-keys.js'
-import { createAuthenticator } from './auth/authenticate.js'
+import { authenticateWith, createCallerResolver } from './auth/authenticate.js'
 import { createAuthService } from './auth/service.js'
 import { createTokens } from './auth/tokens.js'
 import { createUsers } from './auth/users.js'
@@ -40,7 +40,8 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const users = createUsers(db, config.tier)
   const apiKeys = createApiKeys(db)
   const tokens = createTokens(db, config.jwtSecret)
-  const authenticate = createAuthenticator({ systemToken: config.systemToken, users, apiKeys, tokens })
+  const resolveCaller = createCallerResolver({ systemToken: config.systemToken, users, apiKeys, tokens })
+  const authenticate = authenticateWith(resolveCaller)
   // Failed logins and failed HTTP Basic sign-ins (DAV) share one budget per client and account.
   const loginFailures = createLimiter({ max: config.loginFailLimit, windowMs: FIFTEEN_MINUTES, now })
   const basicAuth = createBasicAuth({ users, apiKeys, loginFailures })
@@ -98,6 +99,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     apiKeys,
     tokens,
     authenticate,
+    resolveCaller,
     basicAuth,
     authService,
     secrets: createSecretBox(config.encryptionKey),

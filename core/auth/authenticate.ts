@@ -26,8 +26,13 @@ export function bearer(header: string | undefined): string | null {
  * system token, then `clk_` API key, then JWT. Throws 401 UNAUTHORIZED for
  * anything else, 400 USER_CONTEXT_REQUIRED is left to the guard (only routes
  * that need a user ask for one).
+ *
+ * The system token and API keys resolve synchronously (digest, cached rows):
+ * the route guard takes that answer as it is, without a promise per request;
+ * only a JWT's verification returns a promise. Whatever is thrown synchronously
+ * is thrown, not returned as a rejection.
  */
-export function createAuthenticator(deps: { systemToken: string; users: Users; apiKeys: ApiKeys; tokens: Tokens }) {
+export function createCallerResolver(deps: { systemToken: string; users: Users; apiKeys: ApiKeys; tokens: Tokens }) {
   const systemDigest = Buffer.from(sha256(deps.systemToken), 'hex')
   const isSystemToken = (digest: string) => timingSafeEqual(Buffer.from(digest, 'hex'), systemDigest)
   // An API key is not compared with the system token (a buffer and a compare per request) unless the
@@ -57,7 +62,7 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
     return deps.users.mode() === 'multi_user' ? undefined : fallback
   }
 
-  return async function authenticate(headers: CallerHeaders): Promise<AuthContext> {
+  return function resolveCaller(headers: CallerHeaders): AuthContext | Promise<AuthContext> {
     const token = bearer(headers.authorization)
     if (!token) throw new HttpError('UNAUTHORIZED')
 
@@ -80,11 +85,19 @@ export function createAuthenticator(deps: { systemToken: string; users: Users; a
       return context('api_key', acting, { scope: key.scope, keyId: key.id })
     }
 
-    const claims = await deps.tokens.verifyAccess(token)
-    const user = claims && deps.users.get(claims.sub)
-    // Tokens issued before the last password change or reset are no longer honoured.
-    if (!claims || !user || user.disabled || claims.iat * 1000 < user.password_changed_at) throw new HttpError('UNAUTHORIZED')
-    return context('jwt', user)
+    return deps.tokens.verifyAccess(token).then((claims) => {
+      const user = claims && deps.users.get(claims.sub)
+      // Tokens issued before the last password change or reset are no longer honoured.
+      if (!claims || !user || user.disabled || claims.iat * 1000 < user.password_changed_at) throw new HttpError('UNAUTHORIZED')
+      return context('jwt', user)
+    })
   }
 }
-export type Authenticate = ReturnType<typeof createAuthenticator>
+export type ResolveCaller = ReturnType<typeof createCallerResolver>
+
+/** The caller as a promise (plugins' `api.auth.authenticate`, /metrics): a synchronous throw becomes a rejection. */
+export const authenticateWith =
+  (resolve: ResolveCaller) =>
+  async (headers: CallerHeaders): Promise<AuthContext> =>
+    resolve(headers)
+export type Authenticate = ReturnType<typeof authenticateWith>

@@ -1,8 +1,8 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
 import { HttpError } from '../errors.js'
 import type { Hal } from '../hal/registry.js'
 import type { Limiter } from '../rate-limit.js'
-import type { Authenticate } from './authenticate.js'
+import type { ResolveCaller } from './authenticate.js'
 import type { AuthContext, RouteGuards } from './context.js'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -43,34 +43,82 @@ export function checkRequirements(hal: Hal, requires: readonly string[] | undefi
  * Builds the onRequest guard of one route from its declared config, once at
  * route registration: authentication, per-token rate limit, user context,
  * scope, role, tier and capabilities, in that order.
+ *
+ * A callback hook, not an async one: a caller resolved synchronously (system
+ * token, API key) is admitted or refused in the same call, without the two
+ * promises and the microtask turn per request an async guard costs; a JWT or a
+ * driver still being detected continues when its promise settles. Every
+ * refusal reaches the error handler through `done(err)`, as a rejection did.
  */
 export interface GuardDeps {
-  authenticate: Authenticate
+  resolveCaller: ResolveCaller
   limiter: Limiter
   hal: Hal
 }
 
-export function createGuard(deps: GuardDeps, guards: Readonly<RouteGuards>): onRequestAsyncHookHandler {
+export function createGuard(deps: GuardDeps, guards: Readonly<RouteGuards>): onRequestHookHandler {
   const scope = guards.scope ?? 'general'
   const needsUser = guards.userContext !== false
   const kinds = [...new Set((guards.requires ?? []).map((capability) => capability.split('.')[0] as string))]
-  return async function guard(request: FastifyRequest, reply: FastifyReply) {
-    const auth = await deps.authenticate(request.headers)
+
+  /** The refusal for this caller, or undefined when the route admits it (capabilities aside). */
+  const refusal = (auth: AuthContext, request: FastifyRequest, reply: FastifyReply): HttpError | undefined => {
     request.auth = auth
     request.userId = auth.userId ?? ''
     reply.header('x-svc-tier', auth.tier)
 
     const budget = deps.limiter.hit(auth.keyId ?? `${auth.via}:${auth.userId ?? '-'}`)
-    if (!budget.allowed) throw new HttpError('RATE_LIMITED', undefined, undefined, { 'retry-after': String(budget.retryAfterS) })
+    if (!budget.allowed) return new HttpError('RATE_LIMITED', undefined, undefined, { 'retry-after': String(budget.retryAfterS) })
 
-    if (needsUser && !auth.userId) throw new HttpError('USER_CONTEXT_REQUIRED')
+    if (needsUser && !auth.userId) return new HttpError('USER_CONTEXT_REQUIRED')
     if (!scopeAllows(auth, scope, request.method)) {
-      throw new HttpError('INSUFFICIENT_SCOPE', `API key scope '${auth.scope}' does not allow this request`, { scope: auth.scope })
+      return new HttpError('INSUFFICIENT_SCOPE', `API key scope '${auth.scope}' does not allow this request`, { scope: auth.scope })
     }
-    if (!roleAllows(auth, guards.role)) throw new HttpError('FORBIDDEN')
-    if (guards.tier === 'pro' && auth.tier !== 'pro') throw new HttpError('FEATURE_NOT_AVAILABLE')
+    if (!roleAllows(auth, guards.role)) return new HttpError('FORBIDDEN')
+    if (guards.tier === 'pro' && auth.tier !== 'pro') return new HttpError('FEATURE_NOT_AVAILABLE')
+    return undefined
+  }
+
+  const requirements = (done: HookHandlerDoneFunction) => {
+    try {
+      checkRequirements(deps.hal, guards.requires)
+    } catch (err) {
+      return done(err as HttpError)
+    }
+    done()
+  }
+
+  // `done` is called outside every try: it runs the rest of the request, whose throws are not the guard's.
+  const admit = (auth: AuthContext, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    let refused: HttpError | undefined
+    try {
+      refused = refusal(auth, request, reply)
+    } catch (err) {
+      return done(err as Error)
+    }
+    if (refused) return done(refused)
+    if (!kinds.length) return done()
     // A driver still being detected (start-up probes run in the background) is waited for.
-    if (kinds.length) await Promise.all(kinds.map((kind) => deps.hal.settled(kind)))
-    checkRequirements(deps.hal, guards.requires)
+    Promise.all(kinds.map((kind) => deps.hal.settled(kind))).then(
+      () => requirements(done),
+      (err: Error) => done(err),
+    )
+  }
+
+  return function guard(request, reply, done) {
+    let caller: AuthContext | Promise<AuthContext>
+    try {
+      caller = deps.resolveCaller(request.headers)
+    } catch (err) {
+      return done(err as Error)
+    }
+    if (caller instanceof Promise) {
+      caller.then(
+        (auth) => admit(auth, request, reply, done),
+        (err: Error) => done(err),
+      )
+      return
+    }
+    admit(caller, request, reply, done)
   }
 }

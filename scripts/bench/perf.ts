@@ -189,7 +189,7 @@ const fileBytes = (path: string) => {
   }
 }
 /** User + system CPU ms a process has used (Linux /proc, clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
