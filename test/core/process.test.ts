@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { unzipSync } from 'fflate'
 import t, { type Test } from 'tap'
 import { freePort } from '../cli-process.js'
 
@@ -23,6 +24,13 @@ function start(env: Record<string, string>) {
   const exited = new Promise<number | null>((r) => child.on('close', (code, signal) => r(code ?? (signal === 'SIGTERM' ? 0 : null))))
   return { child, exited, output: () => output }
 }
+
+function descendants(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  return children.flatMap((child) => [child, ...descendants(child)])
+}
+
+const argv = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')
 
 /** `npm start` on a fresh data folder and a free loopback port; killed (whole group) and removed after the test. */
 async function startFresh(t: Test, env: Record<string, string> = {}) {
@@ -66,6 +74,13 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
   t.ok(health, `daemon answered: ${proc.output().slice(-500)}`)
   t.equal(health?.status, 200)
   t.ok(health?.body.data.components.database, 'health reports components')
+  // glibc reads it at exec: only the launcher can set it (test/core/malloc-env.test.ts, docs/performance.md).
+  const daemon = descendants(proc.child.pid as number).find((pid) => argv(pid)[1] === 'dist/bundle/hearthd.mjs')
+  t.ok(daemon, 'npm start runs node dist/bundle/hearthd.mjs')
+  t.ok(
+    readFileSync(`/proc/${daemon}/environ`, 'latin1').split('\0').includes('MALLOC_TRIM_THRESHOLD_=131072'),
+    'with the malloc trim threshold set',
+  )
   process.kill(-(proc.child.pid as number), 'SIGTERM')
   t.equal(await proc.exited, 0, 'clean exit on SIGTERM (npm forwards the signal)')
   t.match(proc.output(), /shutting down/)
@@ -75,6 +90,69 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
   const checkpointed = () => !existsSync(wal) || statSync(wal).size === 0
   for (let i = 0; i < 30 && !checkpointed(); i++) await new Promise((r) => setTimeout(r, 100))
   t.ok(checkpointed(), 'WAL checkpointed: the database was closed cleanly')
+})
+
+t.test('npm start: the packages the bundle loads on first use answer as the unbundled code does', async (t) => {
+  // scripts/bundle.mjs LAZY: Ajv (validation), Luxon (zones), fflate and busboy (zip export, multipart import),
+  // yaml and json-schema-resolver (the document), light-my-request (the docs UI), prom-client's parts (/metrics).
+  // The other tests build the app from dist/ unbundled: this is where the shipped bundle's stand-ins are used.
+  const { base } = await startFresh(t)
+  const token = await ownerToken(base)
+  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  const error = async (res: Response) => [res.status, ((await res.json()) as { error: { code: string; details?: unknown } }).error]
+
+  t.same(
+    await error(await send('POST', '/notes', { title: 12, content: 'x' })),
+    [400, { code: 'VALIDATION_ERROR', message: 'title must be string', details: { field: 'title', constraint: 'type' } }],
+    'a body is validated',
+  )
+  t.same((await error(await send('GET', '/notes?limit=many')))[0], 400, 'and a query string')
+  t.equal((await send('POST', '/notes', { title: 'Kept', content: 'exported and imported' })).status, 201)
+
+  // Weekly at 09:00 in New York from 2 March 2026: daylight time from the second one on.
+  const series = await send('POST', '/events', {
+    title: 'Lesson',
+    start_at: '2026-03-02T14:00:00.000Z',
+    timezone: 'America/New_York',
+    recurrence: { freq: 'WEEKLY', count: 2 },
+  })
+  t.equal(series.status, 201)
+  const window = (await (await send('GET', '/events?from=2026-03-01&to=2026-03-31')).json()) as { data: Array<{ start_at: string }> }
+  t.same(
+    window.data.map((e) => e.start_at),
+    ['2026-03-02T14:00:00.000Z', '2026-03-09T13:00:00.000Z'],
+    'occurrences follow the zone across DST',
+  )
+  t.match(await error(await send('POST', '/events', { title: 'Nowhere', start_at: '2026-03-02T14:00:00Z', timezone: 'Mars/Olympus' })), [
+    400,
+    { details: { field: 'timezone', constraint: 'zone' } },
+  ])
+
+  const zip = await send('GET', '/notes/export')
+  t.equal(zip.headers.get('content-type'), 'application/zip')
+  const archive = Buffer.from(await zip.arrayBuffer())
+  t.same(Object.keys(unzipSync(new Uint8Array(archive))).length, 1, 'the export is a zip of the note')
+  const form = new FormData()
+  form.append('file', new Blob([archive]), 'hearth-notes.zip')
+  const imported = await fetch(`${base}/notes/import`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
+  t.equal(imported.status, 200)
+  t.match(await imported.json(), { data: { imported: 1, failed: [] } }, 'and imports again')
+
+  const yaml = await fetch(`${base}/docs/yaml`)
+  t.equal(yaml.status, 200)
+  t.match(await yaml.text(), /^openapi: 3\./, 'the document as YAML')
+  t.match(await (await fetch(`${base}/docs/json`)).json(), { openapi: /^3\./ })
+  const ui = await fetch(`${base}/docs`)
+  t.equal(ui.status, 200)
+  t.match(await ui.text(), /swagger/i, 'the docs UI')
+  const metrics = await fetch(`http://${new URL(base).host}/metrics`)
+  t.equal(metrics.status, 200)
+  t.match(await metrics.text(), /^hearth_http_requests_total\{.*route="\/api\/v1\/notes".*\} \d+$/m, 'metrics count the requests')
 })
 
 t.test('SIGTERM while a write is in flight: the write completes and is on disk', async (t) => {
