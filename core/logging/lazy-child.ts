@@ -64,10 +64,13 @@ function prototypeFor(parent: Pino): object {
   return proto
 }
 
+const isPino = (logger: Pino): boolean => typeof logger.isLevelEnabled === 'function' && typeof logger.levels?.values === 'object'
+
 export const lazyChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) => {
   const parent = logger as Pino
-  // Fastify passes the route's level and serializers here when it has them: those get a real child now.
-  if (options.level !== undefined || options.serializers !== undefined) return parent.child(bindings, options)
+  // Fastify passes the route's level and serializers here when it has them: those get a real child now, and
+  // so does a logger that is not pino (`logger: false` gives Fastify's no-op logger, with no levels to read).
+  if (options.level !== undefined || options.serializers !== undefined || !isPino(parent)) return parent.child(bindings, options)
   const standIn = Object.create(prototypeFor(parent)) as StandIn
   standIn[BINDINGS] = bindings
   standIn[REAL] = undefined

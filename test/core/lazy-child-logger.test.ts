@@ -114,3 +114,16 @@ t.test('no pino child is made for a request that logs nothing at the level', asy
   t.equal(made, 1, 'a request that logs at the level: one child')
   await app.close()
 })
+
+t.test('an app without a logger (logger: false, as the MCP tool table builds it) answers and logs nothing', async (t) => {
+  const app = Fastify({ logger: false, childLoggerFactory: lazyChildLogger })
+  app.get('/', async (request) => {
+    request.log.info('nowhere')
+    request.log.child({ step: 1 }).warn('nowhere either')
+    return { ok: true }
+  })
+  const res = await app.inject({ method: 'GET', url: '/' })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), { ok: true })
+  await app.close()
+})
