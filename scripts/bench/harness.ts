@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -92,6 +92,19 @@ export async function startScript(script: string, args: string[] = []): Promise<
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve) => child.stdout?.once('data', (d) => resolve(Number(String(d).trim()))))
   return { url: `http://127.0.0.1:${port}`, pid: child.pid as number, stop: () => child.kill('SIGTERM') }
+}
+
+/** The informative baseline of idle memory: bare Fastify reading the JSON from SQLite (bare-sqlite-server.ts). */
+export async function startBareSqlite(json: string): Promise<{ url: string; pid: number; stop(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-bare-sqlite-'))
+  const server = await startScript(join(ROOT, 'dist/scripts/bench/bare-sqlite-server.js'), [join(dir, 'bare.db'), json])
+  return {
+    ...server,
+    stop: () => {
+      server.stop()
+      setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500).unref()
+    },
+  }
 }
 
 export interface Load {

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url'
 import { databasePath, openDatabase } from '../../core/db/sqlite.js'
 import { compileCheck } from '../../core/validation.js'
 import { createRecordsService } from '../../plugins/records/service.js'
-import { ownerWithKey, ROOT, rssMb, startDaemon, startScript, timeRuns } from './harness.js'
+import { ownerWithKey, ROOT, rssMb, startBareSqlite, startDaemon, startScript, timeRuns } from './harness.js'
 import { loadGenerator, medianRps, type Shot, shoot } from './load.js'
 import { rng, vocabulary, WORD } from './records.js'
 
@@ -250,10 +250,13 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     if (!sample.startsWith('{"data"')) throw new Error(`GET /notes/:id answered ${sample.slice(0, 200)}`)
     const hits = ((await (await once(`${api}/notes?search=${WORD}`)).json()) as { meta: { total: number } }).meta.total
     bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), [sample])
+    const withSqlite = await startBareSqlite(sample)
     await new Promise((r) => setTimeout(r, 2000))
     const bareRss = await rssMb(Number(bare.pid))
     await new Promise((r) => setTimeout(r, 10_000))
     const bareRssLater = await rssMb(Number(bare.pid))
+    const sqliteRssLater = await rssMb(withSqlite.pid)
+    withSqlite.stop()
 
     const byIdUrl = `${api}/notes/${noteId}`
     const listUrl = `${api}/notes?limit=20`
@@ -318,6 +321,7 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
       'bare Fastify idle RSS MB 2 s / 12 s after start': `${bareRss} / ${bareRssLater}`,
       'idle RSS vs bare, 2 s': round(idleRss / bareRss),
       'idle RSS vs bare, 12 s (aim <= 1.15)': round(idleRssLater / bareRssLater),
+      'informative: bare Fastify + SQLite idle RSS MB 12 s; daemon vs it': `${sqliteRssLater}; ${round(idleRssLater / sqliteRssLater)}`,
       'GET /notes?limit=20 p99 ms, 1 conn, repeated: list cache hits (aim < 5)': list1.p99,
       [`GET /notes?search=${WORD} p99 ms, 1 conn, repeated, ${hits} hits (aim < 15)`]: search1.p99,
       'GET /notes?limit=20 p50 / p99 ms, 1 conn, each right after a POST (aim < 5)': `${listAfterWrite.p50} / ${listAfterWrite.p99}`,

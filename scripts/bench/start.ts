@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, rssMb, START_ENV, startDaemon, startScript } from './harness.js'
+import { ROOT, rssMb, START_ENV, startBareSqlite, startDaemon, startScript } from './harness.js'
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -65,12 +65,15 @@ export async function benchStart(runs = 7): Promise<Record<string, number | stri
   const rssLater = await rssMb(daemon.pid)
   await daemon.stop()
   const bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), ['{"data":{"id":"x"}}'])
+  const withSqlite = await startBareSqlite('{"data":{"id":"x"}}')
   await sleep(2000)
   const bareRss = await rssMb(bare.pid)
   const bareParts = rollup(bare.pid)
   await sleep(10_000)
   const bareRssLater = await rssMb(bare.pid)
+  const sqliteRssLater = await rssMb(withSqlite.pid)
   bare.stop()
+  withSqlite.stop()
   return {
     'restart -> /health 200 wall ms, median': Math.round(median(wall)),
     'restart CPU ms, median': median(cpu),
@@ -84,6 +87,7 @@ export async function benchStart(runs = 7): Promise<Record<string, number | stri
     'idle RSS MB 12 s after start': rssLater,
     'bare Fastify RSS MB 12 s after start': bareRssLater,
     'RSS 12 s vs bare 12 s (aim <= 1.15)': Math.round((rssLater / bareRssLater) * 100) / 100,
+    'informative: bare Fastify + SQLite RSS MB 12 s; daemon vs it': `${sqliteRssLater}; ${Math.round((rssLater / sqliteRssLater) * 100) / 100}`,
     'daemon environment (npm start)': Object.entries(START_ENV)
       .map(([k, v]) => `${k}=${v}`)
       .join(' '),
