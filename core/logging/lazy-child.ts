@@ -7,9 +7,9 @@ import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
  * JSON ahead of any line. At the daemon's usual levels most requests never log through it (at `warn`
  * Fastify's two request lines are below the level, and our error handler logs only failures), so the
  * request gets a stand-in that inherits everything from the server's logger, with two differences:
- * the methods of enabled levels (and whatever needs the bindings: `child`, `bindings`, `setBindings`,
- * setting `level`) first make the real child, `parent.child({ reqId })`, once, and hand over to it.
- * Methods of disabled levels are the parent's own no-ops, as they are on a real child. Every line is
+ * a call at a level the server's logger has enabled (and whatever needs the bindings: `child`, `bindings`,
+ * `setBindings`, setting `level`) first makes the real child, `parent.child({ reqId })`, once, and hands
+ * over to it; a call below the level returns at once, as a real child's no-op does. Every line is
  * therefore written by a real pino child with the same bindings, serializers and redaction as before
  * (test/core/lazy-child-logger.test.ts compares the lines with Fastify's own factory's at each level).
  *
@@ -25,17 +25,19 @@ interface StandIn {
   [REAL]: Pino | undefined
 }
 
-/** One prototype per parent logger and level: what a stand-in inherits and overrides. */
-const prototypes = new WeakMap<Pino, { levelVal: number; proto: object }>()
+/** One prototype per parent logger: what a stand-in inherits and overrides. */
+const prototypes = new WeakMap<Pino, object>()
 
 function prototypeFor(parent: Pino): object {
   const cached = prototypes.get(parent)
-  if (cached && cached.levelVal === parent.levelVal) return cached.proto
+  if (cached) return cached
   const real = (self: StandIn): Pino => (self[REAL] ??= parent.child(self[BINDINGS]) as Pino)
   const proto = Object.create(parent) as Record<string | symbol, unknown>
-  for (const name of Object.keys(parent.levels.values)) {
-    if (!parent.isLevelEnabled(name)) continue
+  for (const [name, value] of Object.entries(parent.levels.values)) {
+    // The parent's level is read at each call, not when the prototype is made: a level lowered while a request
+    // is in flight (a plugin can set `app.log.level`) logs that request's lines with its reqId, as a real child would.
     proto[name] = function (this: StandIn, ...args: unknown[]) {
+      if (value < parent.levelVal) return
       const logger = real(this) as unknown as Record<string, (...a: unknown[]) => void>
       return logger[name]?.(...args)
     }
@@ -60,7 +62,7 @@ function prototypeFor(parent: Pino): object {
       Object.setPrototypeOf(this, logger)
     },
   })
-  prototypes.set(parent, { levelVal: parent.levelVal, proto })
+  prototypes.set(parent, proto)
   return proto
 }
 

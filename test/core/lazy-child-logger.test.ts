@@ -127,3 +127,36 @@ t.test('an app without a logger (logger: false, as the MCP tool table builds it)
   t.same(res.json(), { ok: true })
   await app.close()
 })
+
+t.test('a level lowered while a request is in flight: its lines still carry its reqId', async (t) => {
+  const lines: string[] = []
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean))
+      done()
+    },
+  })
+  const app = Fastify({
+    logger: { level: 'info', stream },
+    childLoggerFactory: lazyChildLogger,
+    genReqId: () => 'req-1',
+    disableRequestLogging: true,
+  })
+  let lower: () => void = () => {}
+  const lowered = new Promise<void>((resolve) => (lower = resolve))
+  app.get('/', async (request) => {
+    await lowered
+    request.log.debug('debug line')
+    return { ok: true }
+  })
+  const answer = app.inject({ method: 'GET', url: '/' })
+  await new Promise((r) => setTimeout(r, 20))
+  app.log.level = 'debug'
+  lower()
+  t.equal((await answer).statusCode, 200)
+  t.match(
+    lines.map((l) => JSON.parse(l)),
+    [{ msg: 'debug line', reqId: 'req-1' }],
+  )
+  await app.close()
+})
