@@ -37,7 +37,9 @@ export const EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'sharp', '@fastify/swa
  * get a stand-in (scripts/lazy-module.ts) that requires that file on the module's first use. The daemon
  * then neither holds nor compiles their source at start (issue 11, docs/performance.md "Start and idle
  * memory (fourth pass)"). Only for modules their requirers call, construct or read properties of at
- * use time: a stand-in is not the module object.
+ * use time: a stand-in is not the module object. And only for modules that share no state with the rest of
+ * the bundle: each lazy file carries its own copy of what it requires (prom-client's histogram, summary and
+ * default metrics are not here for that reason: their copy of the registry would not be prom-client's).
  */
 export const LAZY = [
   // @fastify/swagger's YAML document: /api/v1/docs/yaml only (227 KB).
@@ -46,8 +48,6 @@ export const LAZY = [
   { id: 'light-my-request', from: 'fastify' },
   // prom-client's exemplars, which the daemon does not enable (59 KB).
   { id: '@opentelemetry/api', from: 'prom-client' },
-  // Pushing metrics to a gateway, which the daemon does not do (and with it node:zlib).
-  { id: './lib/pushgateway', from: 'prom-client' },
   // Parsing a multipart body: a photo upload or an import, not the start (49 KB).
   { id: '@fastify/busboy', from: '@fastify/multipart' },
   // @fastify/swagger's Swagger 2.0 generator and static mode: the daemon's document is OpenAPI 3, generated.
@@ -57,12 +57,6 @@ export const LAZY = [
   { id: 'json-schema-resolver', from: '@fastify/swagger' },
   // @fastify/websocket's injectWS (tests), with readable-stream (77 KB).
   { id: 'duplexify', from: '@fastify/websocket' },
-  // prom-client's default metrics, cluster aggregation, summaries and histograms: the daemon registers
-  // counters and gauges only (core/metrics.ts). About 70 KB with tdigest and bintrees.
-  { id: './lib/defaultMetrics', from: 'prom-client' },
-  { id: './lib/cluster', from: 'prom-client' },
-  { id: './lib/summary', from: 'prom-client' },
-  { id: './lib/histogram', from: 'prom-client' },
   // pino's log transports in a worker thread: the daemon logs to stdout (19 KB).
   { id: 'thread-stream', from: 'pino' },
   // Reading and writing archives (records' import and export of zip and tar.gz files, 25 KB).

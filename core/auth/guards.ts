@@ -99,10 +99,14 @@ export function createGuard(deps: GuardDeps, guards: Readonly<RouteGuards>): onR
     if (refused) return done(refused)
     if (!kinds.length) return done()
     // A driver still being detected (start-up probes run in the background) is waited for.
-    Promise.all(kinds.map((kind) => deps.hal.settled(kind))).then(
-      () => requirements(done),
-      (err: Error) => done(err),
-    )
+    // Started inside the chain: a throw from `settled` becomes a refusal, not an unhandled rejection (on a
+    // JWT's path this runs in a promise callback, where nothing would catch it).
+    Promise.resolve()
+      .then(() => Promise.all(kinds.map((kind) => deps.hal.settled(kind))))
+      .then(
+        () => requirements(done),
+        (err: Error) => done(err),
+      )
   }
 
   return function guard(request, reply, done) {

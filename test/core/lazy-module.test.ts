@@ -88,22 +88,6 @@ t.test('the packages the bundle loads on first use work through the stand-in', a
   t.ok(validate({ n: 1 }))
   t.notOk(validate({ n: 'x' }))
 
-  const { Pushgateway, Registry } = require('prom-client') as typeof import('prom-client')
-  const PG = lazyModule(() => require('prom-client/lib/pushgateway')) as typeof Pushgateway
-  t.ok(new PG('http://127.0.0.1:1', {}, new Registry()) instanceof Pushgateway)
-
-  const Summary = lazyModule(() => require('prom-client/lib/summary')) as typeof import('prom-client').Summary
-  const Histogram = lazyModule(() => require('prom-client/lib/histogram')) as typeof import('prom-client').Histogram
-  const collect = lazyModule(() => require('prom-client/lib/defaultMetrics')) as typeof import('prom-client').collectDefaultMetrics
-  const registry = new Registry()
-  new Summary({ name: 's', help: 's', registers: [registry] }).observe(1)
-  new Histogram({ name: 'h', help: 'h', registers: [registry] }).observe(1)
-  collect({ register: registry })
-  const text = await registry.metrics()
-  t.match(text, /^s_count 1$/m)
-  t.match(text, /^h_count 1$/m)
-  t.match(text, /^process_cpu_user_seconds_total /m)
-
   const ThreadStream = lazyModule(() => require('thread-stream'))
   t.type(ThreadStream, 'function')
 
