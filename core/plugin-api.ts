@@ -17,7 +17,7 @@ import type { Hal } from './hal/registry.js'
 import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 
-export const PLUGIN_API_VERSION = '1.2.0'
+export const PLUGIN_API_VERSION = '1.3.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -176,6 +176,7 @@ export type { RouteEntry, RouteSchema } from './route-pipeline.js'
 export type { TtlCache } from './cache.js'
 export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'
+export { readUploadedFile, type UploadOptions } from './uploads.js'
 export { jsonTextOf, withJsonText } from './pre-serialized.js'
 export type { EventBus, EventInput, EventListener, HearthEvent } from './events.js'
 export { matches as eventMatches } from './events.js'

@@ -30,4 +30,8 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
+  // @fastify/multipart logs the options it gives busboy at trace, the request's headers among them.
+  'busboyOptions.headers.authorization',
+  'busboyOptions.headers.cookie',
+  'busboyOptions.headers["x-api-key"]',
 ]

@@ -1,8 +1,17 @@
 import multipart from '@fastify/multipart'
-import type { FastifyRequest } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import cron from 'node-cron'
-import { definePlugin, HttpError, IdParams, ListOf, PageQuery, Single, Type, type ScheduledJob } from '../../core/plugin-api.js'
+import {
+  definePlugin,
+  HttpError,
+  IdParams,
+  readUploadedFile,
+  ListOf,
+  PageQuery,
+  Single,
+  Type,
+  type ScheduledJob,
+} from '../../core/plugin-api.js'
 import type { RecordsPluginService } from '../records/public.js'
 import { checkTargetUrl } from './outbound.js'
 import { connectorRunner } from './runner.js'
@@ -189,7 +198,10 @@ export default definePlugin(
       },
       async (req) => {
         const connector = found(req.userId, req.params.id)
-        const upload = connector.kind === 'google_keep' ? await readUpload(req) : undefined
+        const upload =
+          connector.kind === 'google_keep'
+            ? (await readUploadedFile(req, { what: 'the Takeout archive', maxBytes: MAX_ARCHIVE_BYTES })).bytes
+            : undefined
         return runner.run(connector, 'manual', upload)
       },
     )
@@ -212,17 +224,3 @@ export default definePlugin(
     )
   },
 )
-
-async function readUpload(request: FastifyRequest): Promise<Uint8Array> {
-  if (!request.isMultipart())
-    throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Upload the Takeout archive as multipart/form-data (field "file")')
-  const part = await request.file()
-  if (!part) throw new HttpError('VALIDATION_ERROR', 'a file part is required', { field: 'file', constraint: 'required' })
-  try {
-    return await part.toBuffer()
-  } catch (err) {
-    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
-      throw new HttpError('PAYLOAD_TOO_LARGE', `The archive is larger than ${MAX_ARCHIVE_BYTES} bytes`)
-    throw err
-  }
-}

@@ -183,3 +183,41 @@ t.test('the scrubber and the formatter on their own', async (t) => {
     /^00:00:00\.000 ERROR boom plugin=dns\nError: x/,
   )
 })
+
+t.test('at trace, an upload logs no credential, and a malformed multipart body is a 400', async (t) => {
+  const d = await startDaemon(t, { HEARTH_LOG_LEVEL: 'trace', HEARTH_LOG_FORMAT: 'json' })
+  const setup = await fetch(`${d.base}/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'owner@example.test', password: 'correct horse battery staple' }),
+  })
+  const { accessToken: jwt, user } = ((await setup.json()) as { data: { accessToken: string; user: { id: string } } }).data
+  const systemToken = /HEARTH_SYSTEM_TOKEN=(\S+)/.exec(readFileSync(join(d.dataDir, 'hearth.env'), 'utf8'))?.[1] as string
+  const form = new FormData()
+  form.append('file', new Blob(['# A note\n\nfrom a file\n']), 'note.md')
+  const uploaded = await fetch(`${d.base}/notes/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${systemToken}`, 'x-svc-user-id': user.id },
+    body: form,
+  })
+  t.equal(uploaded.status, 200, 'the upload is imported')
+  const malformed = [
+    ['multipart/form-data', 'no boundary at all'],
+    ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="file"; filename="a.md"\r\n\r\ncut short'],
+  ]
+  for (const [type, body] of malformed) {
+    const res = await fetch(`${d.base}/notes/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${jwt}`, 'content-type': type as string },
+      body,
+    })
+    const answer = (await res.json()) as { error: { code: string } }
+    t.equal(res.status, 400, `${type}: a 400, not a 500`)
+    t.equal(answer.error.code, 'VALIDATION_ERROR')
+  }
+  await d.stop()
+  const out = d.output()
+  t.match(out, /Providing options to busboy/, 'the multipart trace line is there')
+  t.notOk(out.includes(jwt), 'the JWT never appears in the log')
+  t.notOk(out.includes(systemToken), 'the system token never appears in the log')
+})

@@ -1,7 +1,6 @@
 import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
-import type { FastifyRequest } from 'fastify'
-import { type EventBus, HttpError, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
+import { type EventBus, HttpError, type PluginInstance, readUploadedFile, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import { codecs, FileFormatError, FileTooLargeError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
 import type { EventOccurrences, ImportEntry } from '../resources/event-occurrences.js'
@@ -91,7 +90,7 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
           },
         },
         async (request) => {
-          const upload = await readUpload(request)
+          const upload = await readUploadedFile(request, { what: 'the file', maxBytes: MAX_UPLOAD_BYTES })
           let parsed: ParseResult<unknown>
           try {
             parsed = codec.read(upload.bytes, upload.filename, { zone: service.timezone })
@@ -125,21 +124,6 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
       )
     }
   })
-}
-
-/** The one uploaded file of a multipart request. */
-async function readUpload(request: FastifyRequest): Promise<{ bytes: Buffer; filename: string }> {
-  if (!request.isMultipart()) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Upload the file as multipart/form-data (field "file")')
-  const part = await request.file()
-  if (!part) throw new HttpError('VALIDATION_ERROR', 'a file part is required', { field: 'file', constraint: 'required' })
-  try {
-    return { bytes: await part.toBuffer(), filename: part.filename ?? '' }
-  } catch (err) {
-    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new HttpError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_UPLOAD_BYTES} bytes`)
-    }
-    throw err
-  }
 }
 
 /** Parse failures and the entries the service refused, located in the file, in file order. */
