@@ -1,3 +1,5 @@
+// The types of request.isMultipart() and request.file(), which @fastify/multipart adds to Fastify's request.
+import type {} from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { HttpError } from './errors.js'
 
