@@ -6,6 +6,7 @@ import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
 import { withHook } from './route-hooks.js'
 import { envelopeOf, ListOf, type Page, Single, type Tier } from './schemas.js'
+import { statusMap } from './status-map.js'
 
 /**
  * The one route pipeline, installed per plugin by the loader (the core's own
@@ -93,8 +94,10 @@ function contract(route: RouteOptions, config: RouteGuards, mode: Mode, ctx: Pip
   const given = (route.schema ?? {}) as RouteSchema
   const schema: RouteSchema = { ...given }
   if (given.response) {
-    schema.response = Object.fromEntries(
-      Object.entries(given.response).map(([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared]),
+    schema.response = statusMap(
+      Object.entries(given.response).map(
+        ([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared] as const,
+      ),
     )
   }
   if (given.hide) return schema

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../core/plugin-api.js'
 
 export interface RouteRow {
   id: string
@@ -12,19 +13,17 @@ export interface RouteRow {
 }
 
 export function routeStore(db: Database.Database) {
-  const s = {
-    list: db.prepare('SELECT * FROM proxy_routes ORDER BY domain'),
-    get: db.prepare('SELECT * FROM proxy_routes WHERE id = ?'),
-    byDomain: db.prepare('SELECT * FROM proxy_routes WHERE domain = ?'),
-    insert: db.prepare(
+  const s = preparedOnUse(db, {
+    list: 'SELECT * FROM proxy_routes ORDER BY domain',
+    get: 'SELECT * FROM proxy_routes WHERE id = ?',
+    byDomain: 'SELECT * FROM proxy_routes WHERE domain = ?',
+    insert:
       'INSERT INTO proxy_routes (id, domain, target, ssl, enabled, error, created_at, updated_at) VALUES (@id, @domain, @target, @ssl, @enabled, @error, @created_at, @updated_at)',
-    ),
-    update: db.prepare(
+    update:
       'UPDATE proxy_routes SET domain = @domain, target = @target, ssl = @ssl, enabled = @enabled, updated_at = @updated_at WHERE id = @id',
-    ),
-    remove: db.prepare('DELETE FROM proxy_routes WHERE id = ?'),
-    error: db.prepare('UPDATE proxy_routes SET error = ? WHERE id = ?'),
-  }
+    remove: 'DELETE FROM proxy_routes WHERE id = ?',
+    error: 'UPDATE proxy_routes SET error = ? WHERE id = ?',
+  })
   return {
     list: () => s.list.all() as RouteRow[],
     get: (id: string) => s.get.get(id) as RouteRow | undefined,

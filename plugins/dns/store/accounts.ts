@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../../core/plugin-api.js'
 
 /** dns_provider_accounts rows; `credentials` is the sealed (encrypted) JSON. */
 export interface AccountRow {
@@ -13,14 +14,14 @@ export interface AccountRow {
 }
 
 export function accountStore(db: Database.Database) {
-  const s = {
-    insert: db.prepare(`INSERT INTO dns_provider_accounts (id, user_id, provider, label, credentials, created_at)
-      VALUES (@id, @user_id, @provider, @label, @credentials, @created_at)`),
-    get: db.prepare('SELECT * FROM dns_provider_accounts WHERE user_id = ? AND id = ?'),
-    list: db.prepare('SELECT * FROM dns_provider_accounts WHERE user_id = ? ORDER BY created_at, id'),
-    remove: db.prepare('DELETE FROM dns_provider_accounts WHERE user_id = ? AND id = ?'),
-    tested: db.prepare('UPDATE dns_provider_accounts SET connected = ?, last_tested_at = ? WHERE id = ?'),
-  }
+  const s = preparedOnUse(db, {
+    insert: `INSERT INTO dns_provider_accounts (id, user_id, provider, label, credentials, created_at)
+      VALUES (@id, @user_id, @provider, @label, @credentials, @created_at)`,
+    get: 'SELECT * FROM dns_provider_accounts WHERE user_id = ? AND id = ?',
+    list: 'SELECT * FROM dns_provider_accounts WHERE user_id = ? ORDER BY created_at, id',
+    remove: 'DELETE FROM dns_provider_accounts WHERE user_id = ? AND id = ?',
+    tested: 'UPDATE dns_provider_accounts SET connected = ?, last_tested_at = ? WHERE id = ?',
+  })
   return {
     insert: (row: Omit<AccountRow, 'last_tested_at' | 'connected'>) => s.insert.run(row),
     get: (userId: string, id: string) => s.get.get(userId, id) as AccountRow | undefined,

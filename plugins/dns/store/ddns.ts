@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../../core/plugin-api.js'
 
 /** DDNS history: every check (dns_ddns_checks) and every change (dns_ddns_log). */
 export interface CheckRow {
@@ -17,18 +18,18 @@ export interface LogRow {
 }
 
 export function ddnsStore(db: Database.Database) {
-  const s = {
-    check: db.prepare('INSERT INTO dns_ddns_checks (checked_at, ip, error) VALUES (?, ?, ?)'),
-    lastCheck: db.prepare('SELECT * FROM dns_ddns_checks ORDER BY checked_at DESC, rowid DESC LIMIT 1'),
-    lastGood: db.prepare('SELECT * FROM dns_ddns_checks WHERE ip IS NOT NULL ORDER BY checked_at DESC, rowid DESC LIMIT 1'),
-    firstGoodSince: db.prepare('SELECT * FROM dns_ddns_checks WHERE ip IS NOT NULL AND checked_at >= ? ORDER BY checked_at LIMIT 1'),
-    prune: db.prepare('DELETE FROM dns_ddns_checks WHERE checked_at < ?'),
-    log: db.prepare(`INSERT INTO dns_ddns_log (id, previous_ip, new_ip, detected_at, zones_updated, error)
-      VALUES (@id, @previous_ip, @new_ip, @detected_at, @zones_updated, @error)`),
-    list: db.prepare('SELECT * FROM dns_ddns_log ORDER BY detected_at DESC, rowid DESC LIMIT ?'),
-    lastChange: db.prepare('SELECT * FROM dns_ddns_log ORDER BY detected_at DESC, rowid DESC LIMIT 1'),
-    changesSince: db.prepare('SELECT COUNT(*) AS n FROM dns_ddns_log WHERE previous_ip IS NOT NULL AND detected_at >= ?'),
-  }
+  const s = preparedOnUse(db, {
+    check: 'INSERT INTO dns_ddns_checks (checked_at, ip, error) VALUES (?, ?, ?)',
+    lastCheck: 'SELECT * FROM dns_ddns_checks ORDER BY checked_at DESC, rowid DESC LIMIT 1',
+    lastGood: 'SELECT * FROM dns_ddns_checks WHERE ip IS NOT NULL ORDER BY checked_at DESC, rowid DESC LIMIT 1',
+    firstGoodSince: 'SELECT * FROM dns_ddns_checks WHERE ip IS NOT NULL AND checked_at >= ? ORDER BY checked_at LIMIT 1',
+    prune: 'DELETE FROM dns_ddns_checks WHERE checked_at < ?',
+    log: `INSERT INTO dns_ddns_log (id, previous_ip, new_ip, detected_at, zones_updated, error)
+      VALUES (@id, @previous_ip, @new_ip, @detected_at, @zones_updated, @error)`,
+    list: 'SELECT * FROM dns_ddns_log ORDER BY detected_at DESC, rowid DESC LIMIT ?',
+    lastChange: 'SELECT * FROM dns_ddns_log ORDER BY detected_at DESC, rowid DESC LIMIT 1',
+    changesSince: 'SELECT COUNT(*) AS n FROM dns_ddns_log WHERE previous_ip IS NOT NULL AND detected_at >= ?',
+  })
   return {
     addCheck: (row: CheckRow) => s.check.run(row.checked_at, row.ip, row.error),
     lastCheck: () => s.lastCheck.get() as CheckRow | undefined,

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { RecordType } from '../../../drivers/dns-providers/driver.js'
+import { preparedOnUse } from '../../../core/plugin-api.js'
 
 /** dns_records rows: authoritative records, and the local mirror of proxy zones' provider records. */
 export interface RecordRow {
@@ -18,22 +19,21 @@ export interface RecordRow {
 }
 
 export function recordStore(db: Database.Database) {
-  const s = {
-    list: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? ORDER BY name, type, content'),
-    get: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? AND id = ?'),
-    byName: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? AND name = ? ORDER BY type, content'),
-    insert:
-      db.prepare(`INSERT INTO dns_records (zone_id, id, user_id, type, name, content, ttl, priority, proxied, ddns, created_at, updated_at)
-      VALUES (@zone_id, @id, @user_id, @type, @name, @content, @ttl, @priority, @proxied, @ddns, @created_at, @updated_at)`),
-    update: db.prepare(`UPDATE dns_records SET id = @new_id, type = @type, name = @name, content = @content, ttl = @ttl,
-      priority = @priority, proxied = @proxied, ddns = @ddns, updated_at = @updated_at WHERE zone_id = @zone_id AND id = @id`),
-    remove: db.prepare('DELETE FROM dns_records WHERE zone_id = ? AND id = ?'),
-    rrsetTtl: db.prepare('UPDATE dns_records SET ttl = ? WHERE zone_id = ? AND name = ? AND type = ? AND ttl != ?'),
-    clear: db.prepare('DELETE FROM dns_records WHERE zone_id = ?'),
-    clearDdns: db.prepare('UPDATE dns_records SET ddns = 0 WHERE zone_id = ?'),
-    markDdns: db.prepare('UPDATE dns_records SET ddns = 1 WHERE zone_id = ? AND id = ?'),
-    ddns: db.prepare('SELECT * FROM dns_records WHERE zone_id = ? AND ddns = 1 ORDER BY name'),
-  }
+  const s = preparedOnUse(db, {
+    list: 'SELECT * FROM dns_records WHERE zone_id = ? ORDER BY name, type, content',
+    get: 'SELECT * FROM dns_records WHERE zone_id = ? AND id = ?',
+    byName: 'SELECT * FROM dns_records WHERE zone_id = ? AND name = ? ORDER BY type, content',
+    insert: `INSERT INTO dns_records (zone_id, id, user_id, type, name, content, ttl, priority, proxied, ddns, created_at, updated_at)
+      VALUES (@zone_id, @id, @user_id, @type, @name, @content, @ttl, @priority, @proxied, @ddns, @created_at, @updated_at)`,
+    update: `UPDATE dns_records SET id = @new_id, type = @type, name = @name, content = @content, ttl = @ttl,
+      priority = @priority, proxied = @proxied, ddns = @ddns, updated_at = @updated_at WHERE zone_id = @zone_id AND id = @id`,
+    remove: 'DELETE FROM dns_records WHERE zone_id = ? AND id = ?',
+    rrsetTtl: 'UPDATE dns_records SET ttl = ? WHERE zone_id = ? AND name = ? AND type = ? AND ttl != ?',
+    clear: 'DELETE FROM dns_records WHERE zone_id = ?',
+    clearDdns: 'UPDATE dns_records SET ddns = 0 WHERE zone_id = ?',
+    markDdns: 'UPDATE dns_records SET ddns = 1 WHERE zone_id = ? AND id = ?',
+    ddns: 'SELECT * FROM dns_records WHERE zone_id = ? AND ddns = 1 ORDER BY name',
+  })
   const store = {
     list: (zoneId: string) => s.list.all(zoneId) as RecordRow[],
     get: (zoneId: string, id: string) => s.get.get(zoneId, id) as RecordRow | undefined,

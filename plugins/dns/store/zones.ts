@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../../core/plugin-api.js'
 
 /** dns_zones rows; every user-facing query is scoped by user_id. */
 export interface ZoneRow {
@@ -22,25 +23,24 @@ export type ZoneWithCount = ZoneRow & { records_count: number }
 const COUNT = '(SELECT COUNT(*) FROM dns_records r WHERE r.zone_id = z.id) AS records_count'
 
 export function zoneStore(db: Database.Database) {
-  const s = {
-    insert:
-      db.prepare(`INSERT INTO dns_zones (id, user_id, zone, mode, provider_account_id, provider_zone_id, serial, created_at, updated_at)
-      VALUES (@id, @user_id, @zone, @mode, @provider_account_id, @provider_zone_id, @serial, @created_at, @updated_at)`),
-    get: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? AND z.id = ?`),
-    row: db.prepare('SELECT * FROM dns_zones WHERE user_id = ? AND id = ?'),
-    list: db.prepare(`SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? ORDER BY z.zone`),
-    byName: db.prepare('SELECT * FROM dns_zones WHERE zone = ?'),
-    foreignBelow: db.prepare(`SELECT zone FROM dns_zones WHERE zone LIKE ? ESCAPE '\\' AND user_id != ? LIMIT 1`),
-    remove: db.prepare('DELETE FROM dns_zones WHERE user_id = ? AND id = ?'),
-    serial: db.prepare('UPDATE dns_zones SET serial = ?, updated_at = ? WHERE id = ?'),
-    ddns: db.prepare('UPDATE dns_zones SET ddns_enabled = ?, updated_at = ? WHERE id = ?'),
-    ns: db.prepare('UPDATE dns_zones SET propagation_status = ?, ns_found = ?, ns_checked_at = ? WHERE id = ?'),
-    authoritative: db.prepare(`SELECT * FROM dns_zones WHERE mode = 'authoritative' ORDER BY zone`),
-    pending: db.prepare(`SELECT * FROM dns_zones WHERE mode = 'authoritative' AND propagation_status = 'pending'`),
-    ddnsZones: db.prepare('SELECT * FROM dns_zones WHERE ddns_enabled = 1'),
-    userDdnsZones: db.prepare('SELECT * FROM dns_zones WHERE ddns_enabled = 1 AND user_id = ? ORDER BY zone'),
-    usingAccount: db.prepare('SELECT COUNT(*) AS n FROM dns_zones WHERE provider_account_id = ?'),
-  }
+  const s = preparedOnUse(db, {
+    insert: `INSERT INTO dns_zones (id, user_id, zone, mode, provider_account_id, provider_zone_id, serial, created_at, updated_at)
+      VALUES (@id, @user_id, @zone, @mode, @provider_account_id, @provider_zone_id, @serial, @created_at, @updated_at)`,
+    get: `SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? AND z.id = ?`,
+    row: 'SELECT * FROM dns_zones WHERE user_id = ? AND id = ?',
+    list: `SELECT z.*, ${COUNT} FROM dns_zones z WHERE z.user_id = ? ORDER BY z.zone`,
+    byName: 'SELECT * FROM dns_zones WHERE zone = ?',
+    foreignBelow: `SELECT zone FROM dns_zones WHERE zone LIKE ? ESCAPE '\\' AND user_id != ? LIMIT 1`,
+    remove: 'DELETE FROM dns_zones WHERE user_id = ? AND id = ?',
+    serial: 'UPDATE dns_zones SET serial = ?, updated_at = ? WHERE id = ?',
+    ddns: 'UPDATE dns_zones SET ddns_enabled = ?, updated_at = ? WHERE id = ?',
+    ns: 'UPDATE dns_zones SET propagation_status = ?, ns_found = ?, ns_checked_at = ? WHERE id = ?',
+    authoritative: `SELECT * FROM dns_zones WHERE mode = 'authoritative' ORDER BY zone`,
+    pending: `SELECT * FROM dns_zones WHERE mode = 'authoritative' AND propagation_status = 'pending'`,
+    ddnsZones: 'SELECT * FROM dns_zones WHERE ddns_enabled = 1',
+    userDdnsZones: 'SELECT * FROM dns_zones WHERE ddns_enabled = 1 AND user_id = ? ORDER BY zone',
+    usingAccount: 'SELECT COUNT(*) AS n FROM dns_zones WHERE provider_account_id = ?',
+  })
   return {
     insert: (row: Omit<ZoneRow, 'propagation_status' | 'ns_found' | 'ns_checked_at' | 'ddns_enabled'>) => s.insert.run(row),
     get: (userId: string, id: string) => s.get.get(userId, id) as ZoneWithCount | undefined,
