@@ -132,36 +132,6 @@ function lazyModules(found) {
   }
 }
 
-/**
- * Fastify builds each route's response serializers into an object keyed by status code, starting from `{}`
- * (lib/validation.js compileSchemasForSerialization): V8 gives it fast holey elements as long as the largest
- * code, ~2.5 KB for a handful of entries, ~170 routes for the daemon's life (0.4 MB of idle heap; a dictionary
- * is ~150 bytes, what core/status-map.ts builds for our own response maps). The bundle starts that accumulator
- * as a dictionary instead: same keys and values. The build fails if Fastify's text changes.
- */
-const PATCHES = [
-  {
-    file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]validation\.js$/,
-    find: '      return acc\n    }, {})\n}',
-    replace: '      return acc\n    }, (() => { const acc = {}; acc[16777216] = undefined; delete acc[16777216]; return acc })())\n}',
-  },
-]
-
-function patchDependencies() {
-  return {
-    name: 'hearth-patches',
-    setup(b) {
-      for (const patch of PATCHES)
-        b.onLoad({ filter: patch.file }, (args) => {
-          const source = readFileSync(args.path, 'utf8')
-          if (source.split(patch.find).length !== 2)
-            throw new Error(`${args.path}: the text to patch is not there once (scripts/bundle.mjs PATCHES)`)
-          return { contents: source.replace(patch.find, patch.replace), loader: 'js' }
-        })
-    },
-  }
-}
-
 const ASSET_URL = /new URL\(\s*(['"])([^'"\n]+)\1\s*,\s*import\.meta\.url\s*\)/g
 
 function builtinPluginsModule() {
@@ -255,7 +225,7 @@ export async function bundle() {
     format: 'esm',
     target: 'node20',
     external: EXTERNALS,
-    plugins: [lazyModules(lazy), hearthSources(assets), patchDependencies()],
+    plugins: [lazyModules(lazy), hearthSources(assets)],
     banner: { js: BANNER },
     ...OUTPUT,
     // No keepNames: it wraps every function in `__name(fn, "...")`, a defineProperty each time a closure
