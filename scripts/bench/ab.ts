@@ -11,9 +11,9 @@
  * adds bare Fastify answering B's by-id JSON to each by-id round (A B bare), as `npm run bench -- perf` does.
  */
 import { join } from 'node:path'
-import { ownerWithKey, DAEMON_ENTRY, type Daemon, ROOT, startDaemon, startScript } from './harness.js'
+import { ownerWithKey, DAEMON_ENTRY, type Daemon, median, ROOT, startDaemon, startScript, withCpu } from './harness.js'
 import { type Shot, shoot } from './load.js'
-import { cpuMs, seedNotes } from './perf.js'
+import { seedNotes } from './perf.js'
 import { databasePath } from '../../core/db/sqlite.js'
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'))
@@ -22,7 +22,6 @@ const ROUNDS = Number(flag('rounds') ?? 7)
 const ONLY = flag('only')?.split(',')
 const BARE = flags.includes('--bare')
 const env = { HEARTH_RATE_LIMIT: '1000000000' }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
 async function prepare(entry: string) {
   const daemon = await startDaemon(env, [], entry)
@@ -57,12 +56,8 @@ async function main() {
   let bare: Awaited<ReturnType<typeof startScript>> | undefined
   try {
     const post = { method: 'POST' as const, body: JSON.stringify({ content: '# Bench\nA note written under load.', tags: ['bench'] }) }
-    // The daemon's CPU per request answered, beside what the load generator saw.
-    const measuredBy = async (pid: number, shot: () => Promise<Shot>) => {
-      const before = cpuMs(pid)
-      const result = await shot()
-      return { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, result.rps * 2) }
-    }
+    // The daemon's CPU per request answered, beside what the load generator saw (rounds of 2 s).
+    const measuredBy = (pid: number, shot: () => Promise<Shot>) => withCpu(pid, 2, shot)
     const measured = (s: typeof A, shot: () => Promise<Shot>) => measuredBy(s.daemon.pid, shot)
     // Bare Fastify answering the exact JSON of B's by-id, in the by-id rounds only.
     if (BARE) {

@@ -15,6 +15,28 @@ export const freePort = () =>
     })
   })
 
+/** CPU milliseconds (user + system, all threads) a process has used: /proc/<pid>/stat, clock ticks of 10 ms. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+
+/**
+ * A load run with the server's CPU per request answered (user + system, /proc): steadier than req/s on a
+ * shared machine, and free of the kernel's cost of waking the load generator (which grows as a server slows).
+ */
+export async function withCpu<T extends { rps: number }>(
+  pid: number,
+  seconds: number,
+  run: () => Promise<T>,
+): Promise<T & { cpuUs: number }> {
+  const before = cpuMs(pid)
+  const result = await run()
+  return { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, result.rps * seconds) }
+}
+
 export interface Daemon {
   url: string
   pid: number
@@ -71,8 +93,7 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
   }
   const startupMs = performance.now() - started
   // CPU the process used to get there (user + system, all threads): steadier than wall time on a busy machine.
-  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  const startupCpuMs = (Number(stat[11]) + Number(stat[12])) * 10
+  const startupCpuMs = cpuMs(child.pid as number)
   return {
     url,
     pid: child.pid as number,

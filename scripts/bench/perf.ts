@@ -9,13 +9,13 @@
  *   HEARTH_BENCH_NOTES=1000000 npm run bench -- perf
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { databasePath, openDatabase } from '../../core/db/sqlite.js'
 import { compileCheck } from '../../core/validation.js'
 import { createRecordsService } from '../../plugins/records/service.js'
-import { ownerWithKey, ROOT, rssMb, startBareSqlite, startDaemon, startScript, timeRuns } from './harness.js'
+import { median, ownerWithKey, ROOT, rssMb, startBareSqlite, startDaemon, startScript, timeRuns, withCpu } from './harness.js'
 import { loadGenerator, medianRps, type Shot, shoot } from './load.js'
 import { rng, vocabulary, WORD } from './records.js'
 
@@ -189,13 +189,7 @@ const fileBytes = (path: string) => {
   }
 }
 /** User + system CPU ms a process has used (Linux /proc, clock ticks of 10 ms). */
-export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
 export async function benchPerf(): Promise<Record<string, number | string>> {
   const generator = await loadGenerator()
@@ -266,13 +260,11 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     await shoot(listUrl, { connections: 64, seconds: 2, headers })
     await shoot(bareUrl, { connections: 64, seconds: 2 })
     const runs: Record<'bare' | 'byId' | 'list', Shot[]> = { bare: [], byId: [], list: [] }
-    // CPU the server process used per request answered (user + system, /proc): steadier than req/s on a
-    // shared machine, and free of the kernel's cost of waking the load generator (which grows as a server slows).
+    // CPU the server process used per request answered (harness.ts withCpu).
     const cpu: Record<'bare' | 'byId' | 'list', number[]> = { bare: [], byId: [], list: [] }
     const measured = async (which: 'bare' | 'byId' | 'list', pid: number, shot: () => Promise<Shot>) => {
-      const before = cpuMs(pid)
-      const result = await shot()
-      cpu[which].push(((cpuMs(pid) - before) * 1000) / Math.max(1, result.rps * SECONDS))
+      const result = await withCpu(pid, SECONDS, shot)
+      cpu[which].push(result.cpuUs)
       return result
     }
     for (let r = 0; r < ROUNDS; r++) {

@@ -12,9 +12,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, rssMb, START_ENV, startBareSqlite, startDaemon, startScript } from './harness.js'
+import { median, ROOT, rssMb, START_ENV, startBareSqlite, startDaemon, startScript } from './harness.js'
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Anonymous (heap, stacks, malloc) vs file-backed (code of node and the shared libraries) resident MB. */
