@@ -99,6 +99,10 @@ function lazyModules(found) {
         // A group's modules share one file, which exports each of them by key.
         const file = entry.group ? `lazy/${entry.group}.cjs` : lazyName(entry)
         const key = entry.group ? `${entry.from}:${entry.id}` : undefined
+        // Two installed copies of a listed package (one nested in a requirer's node_modules) would otherwise
+        // be unified into whichever resolved last.
+        const known = entry.group ? found.get(file)?.[key] : found.get(file)
+        if (known && known !== path) throw new Error(`LAZY ${entry.id} (from ${entry.from}) resolves to two files: ${known}, ${path}`)
         found.set(file, entry.group ? { ...found.get(file), [key]: path } : path)
         // One stand-in module per module and kind: a CommonJS requirer gets the module, an ES importer its names.
         const esm = args.kind === 'import-statement'
@@ -120,8 +124,8 @@ function lazyModules(found) {
         const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k))
         const contents = [
           `import { lazyModule } from ${JSON.stringify(helper)}`,
-          'let mod',
-          `const real = () => (mod ??= ${load})`,
+          // require caches the module: each stand-in below loads it once on its own first use.
+          `const real = () => ${load}`,
           ...names.map((k) => `export const ${k} = lazyModule(() => real().${k})`),
           'export default lazyModule(real)',
         ].join('\n')
