@@ -73,16 +73,23 @@ async function startDaemon(t: TestContext, env: Record<string, string>, onTty = 
   }
 }
 
-t.test('JSON lines off a terminal: a request id on every request line, no credential anywhere', async (t) => {
-  const d = await startDaemon(t, {})
-  const password = 'correct horse battery staple'
+/** Creates the owner; their access token, their id and the daemon's system token (from its hearth.env). */
+async function credentials(d: Daemon, password: string) {
   const setup = await fetch(`${d.base}/auth/setup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'owner@example.test', password }),
   })
-  t.equal(setup.status, 201)
-  const jwt = ((await setup.json()) as { data: { accessToken: string } }).data.accessToken
+  const { accessToken, user } = ((await setup.json()) as { data: { accessToken: string; user: { id: string } } }).data
+  const systemToken = /HEARTH_SYSTEM_TOKEN=(\S+)/.exec(readFileSync(join(d.dataDir, 'hearth.env'), 'utf8'))?.[1] as string
+  return { status: setup.status, jwt: accessToken, userId: user?.id, systemToken }
+}
+
+t.test('JSON lines off a terminal: a request id on every request line, no credential anywhere', async (t) => {
+  const d = await startDaemon(t, {})
+  const password = 'correct horse battery staple'
+  const { status, jwt, systemToken } = await credentials(d, password)
+  t.equal(status, 201)
   const created = await fetch(`${d.base}/admin/api-keys`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
@@ -90,7 +97,6 @@ t.test('JSON lines off a terminal: a request id on every request line, no creden
   })
   t.equal(created.status, 201)
   const apiKey = ((await created.json()) as { data: { key: string } }).data.key
-  const systemToken = /HEARTH_SYSTEM_TOKEN=(\S+)/.exec(readFileSync(join(d.dataDir, 'hearth.env'), 'utf8'))?.[1] as string
   const wrong = 'clk_not_a_real_key_but_secret_looking_0123456789'
 
   const calls: Array<[string, RequestInit]> = [
@@ -186,18 +192,12 @@ t.test('the scrubber and the formatter on their own', async (t) => {
 
 t.test('at trace, an upload logs no credential, and a malformed multipart body is a 400', async (t) => {
   const d = await startDaemon(t, { HEARTH_LOG_LEVEL: 'trace', HEARTH_LOG_FORMAT: 'json' })
-  const setup = await fetch(`${d.base}/auth/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'owner@example.test', password: 'correct horse battery staple' }),
-  })
-  const { accessToken: jwt, user } = ((await setup.json()) as { data: { accessToken: string; user: { id: string } } }).data
-  const systemToken = /HEARTH_SYSTEM_TOKEN=(\S+)/.exec(readFileSync(join(d.dataDir, 'hearth.env'), 'utf8'))?.[1] as string
+  const { jwt, userId, systemToken } = await credentials(d, 'correct horse battery staple')
   const form = new FormData()
   form.append('file', new Blob(['# A note\n\nfrom a file\n']), 'note.md')
   const uploaded = await fetch(`${d.base}/notes/import`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${systemToken}`, 'x-svc-user-id': user.id },
+    headers: { authorization: `Bearer ${systemToken}`, 'x-svc-user-id': userId },
     body: form,
   })
   t.equal(uploaded.status, 200, 'the upload is imported')

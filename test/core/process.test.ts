@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { unzipSync } from 'fflate'
 import t, { type Test } from 'tap'
-import { freePort } from '../cli-process.js'
+import { call, freePort } from '../cli-process.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 
@@ -98,42 +98,39 @@ t.test('npm start: the packages the bundle loads on first use answer as the unbu
   // The other tests build the app from dist/ unbundled: this is where the shipped bundle's stand-ins are used.
   const { base } = await startFresh(t)
   const token = await ownerToken(base)
-  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-  const error = async (res: Response) => [res.status, ((await res.json()) as { error: { code: string; details?: unknown } }).error]
+  const json = (method: string, path: string, body?: unknown) => call(base, method, path, token, body)
 
   t.same(
-    await error(await send('POST', '/notes', { title: 12, content: 'x' })),
-    [400, { code: 'VALIDATION_ERROR', message: 'title must be string', details: { field: 'title', constraint: 'type' } }],
+    await json('POST', '/notes', { title: 12, content: 'x' }),
+    {
+      status: 400,
+      json: { error: { code: 'VALIDATION_ERROR', message: 'title must be string', details: { field: 'title', constraint: 'type' } } },
+    },
     'a body is validated',
   )
-  t.same((await error(await send('GET', '/notes?limit=many')))[0], 400, 'and a query string')
-  t.equal((await send('POST', '/notes', { title: 'Kept', content: 'exported and imported' })).status, 201)
+  t.equal((await json('GET', '/notes?limit=many')).status, 400, 'and a query string')
+  t.equal((await json('POST', '/notes', { title: 'Kept', content: 'exported and imported' })).status, 201)
 
   // Weekly at 09:00 in New York from 2 March 2026: daylight time from the second one on.
-  const series = await send('POST', '/events', {
+  const series = await json('POST', '/events', {
     title: 'Lesson',
     start_at: '2026-03-02T14:00:00.000Z',
     timezone: 'America/New_York',
     recurrence: { freq: 'WEEKLY', count: 2 },
   })
   t.equal(series.status, 201)
-  const window = (await (await send('GET', '/events?from=2026-03-01&to=2026-03-31')).json()) as { data: Array<{ start_at: string }> }
+  const window = (await json('GET', '/events?from=2026-03-01&to=2026-03-31')).json.data as Array<{ start_at: string }>
   t.same(
-    window.data.map((e) => e.start_at),
+    window.map((e) => e.start_at),
     ['2026-03-02T14:00:00.000Z', '2026-03-09T13:00:00.000Z'],
     'occurrences follow the zone across DST',
   )
-  t.match(await error(await send('POST', '/events', { title: 'Nowhere', start_at: '2026-03-02T14:00:00Z', timezone: 'Mars/Olympus' })), [
-    400,
-    { details: { field: 'timezone', constraint: 'zone' } },
-  ])
+  t.match(await json('POST', '/events', { title: 'Nowhere', start_at: '2026-03-02T14:00:00Z', timezone: 'Mars/Olympus' }), {
+    status: 400,
+    json: { error: { details: { field: 'timezone', constraint: 'zone' } } },
+  })
 
-  const zip = await send('GET', '/notes/export')
+  const zip = await fetch(`${base}/notes/export`, { headers: { authorization: `Bearer ${token}` } })
   t.equal(zip.headers.get('content-type'), 'application/zip')
   const archive = Buffer.from(await zip.arrayBuffer())
   t.same(Object.keys(unzipSync(new Uint8Array(archive))).length, 1, 'the export is a zip of the note')
