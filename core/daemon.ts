@@ -1,4 +1,5 @@
 import { type BuildOptions, buildApp } from './app.js'
+import { releaseCompilers } from './compiler-hold.js'
 import { ConfigError } from './config.js'
 import { pruneRestoredAside, removeDaemonLock, writeDaemonLock } from './daemon-state.js'
 import { keepTickShape } from './tick-shape.js'
@@ -23,6 +24,7 @@ export async function runDaemon(options: BuildOptions = {}): Promise<void> {
   try {
     await app.listen({ port, host })
     releaseYoungGeneration()
+    releaseCompilers()
     collectOnceAfterStart()
   } catch (err) {
     app.log.fatal(`cannot listen on ${host}:${port}: ${(err as Error).message} (set HEARTH_PORT or HEARTH_HOST)`)
