@@ -62,6 +62,7 @@ export async function benchStart(runs = 7): Promise<Record<string, number | stri
   // The daemon runs one GC after start so that V8's memory reducer shrinks the heap ~8 s later.
   await sleep(10_000)
   const rssLater = await rssMb(daemon.pid)
+  const partsLater = rollup(daemon.pid)
   await daemon.stop()
   const bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), ['{"data":{"id":"x"}}'])
   const withSqlite = await startBareSqlite('{"data":{"id":"x"}}')
@@ -70,6 +71,7 @@ export async function benchStart(runs = 7): Promise<Record<string, number | stri
   const bareParts = rollup(bare.pid)
   await sleep(10_000)
   const bareRssLater = await rssMb(bare.pid)
+  const barePartsLater = rollup(bare.pid)
   const sqliteRssLater = await rssMb(withSqlite.pid)
   bare.stop()
   withSqlite.stop()
@@ -86,6 +88,7 @@ export async function benchStart(runs = 7): Promise<Record<string, number | stri
     'idle RSS MB 12 s after start': rssLater,
     'bare Fastify RSS MB 12 s after start': bareRssLater,
     'RSS 12 s vs bare 12 s (aim <= 1.15)': Math.round((rssLater / bareRssLater) * 100) / 100,
+    'anonymous / file-backed MB 12 s: daemon; bare': `${partsLater.anonMb} / ${partsLater.fileMb}; ${barePartsLater.anonMb} / ${barePartsLater.fileMb}`,
     'informative: bare Fastify + SQLite RSS MB 12 s; daemon vs it': `${sqliteRssLater}; ${Math.round((rssLater / sqliteRssLater) * 100) / 100}`,
     'daemon environment (npm start)': Object.entries(START_ENV)
       .map(([k, v]) => `${k}=${v}`)
