@@ -46,3 +46,30 @@ setTimeout(() => console.log(JSON.stringify({ majors, globalGc: typeof globalThi
   t.ok(out.majors >= 1, `${out.majors} major GC`)
   t.equal(out.globalGc, 'undefined')
 })
+
+t.test('after that GC, V8 shrinks the young generation the start grew, within seconds', async (t) => {
+  const probe = `
+import v8 from 'node:v8'
+import { collectOnceAfterStart } from ${JSON.stringify(MODULE)}
+const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').physical_space_size / 1048576
+let kept = []
+for (let i = 0; i < 40 * 1024; i++) kept.push({ a: i, b: [i, i + 1, i + 2], c: 'x' + i })
+const grown = newSpace()
+kept = null
+collectOnceAfterStart(10)
+const started = Date.now()
+const poll = setInterval(() => {
+  if (newSpace() < 1 || Date.now() - started > 25000) {
+    clearInterval(poll)
+    console.log(JSON.stringify({ grown, idle: newSpace(), seconds: (Date.now() - started) / 1000 }))
+  }
+}, 250)
+`
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' })) as {
+    grown: number
+    idle: number
+    seconds: number
+  }
+  t.ok(out.grown >= 4, `the new space grew to ${out.grown.toFixed(1)} MB`)
+  t.ok(out.idle < 1, `shrunk to ${out.idle.toFixed(2)} MB after ${out.seconds} s`)
+})
