@@ -61,7 +61,7 @@ export function installRoutePipeline(instance: FastifyInstance, ctx: PipelineCon
 
 export function prepareRoute(route: RouteOptions, ctx: PipelineContext): void {
   const config: RouteGuards = { ...definedOnly(ctx.defaults), ...route.config }
-  // A new object: Fastify derives the HEAD route from the options as given, and runs this step again on them.
+  // A new object: the options as given stay as they were (a route declaring several methods shares them).
   route.config = config
   for (const code of config.errors ?? []) {
     if (!errorEntry(code))

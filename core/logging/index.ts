@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http'
 import type { FastifyServerOptions } from 'fastify'
+import { sentMethod } from '../head-requests.js'
 import { prettyStream } from './pretty.js'
 import { REDACT_PATHS, redactUrl } from './redact.js'
 
@@ -13,6 +15,8 @@ interface LoggedRequest {
   method: string
   url: string
   ip?: string
+  /** Fastify's request has it; anything else logged as `req` may not. */
+  raw?: IncomingMessage
 }
 
 /**
@@ -26,7 +30,11 @@ export function loggerOptions(settings: LogSettings, out: NodeJS.WriteStream = p
     level: settings.logLevel,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
-      req: (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      req: (req: LoggedRequest) => ({
+        method: req.raw ? sentMethod(req as { raw: IncomingMessage; method: string }) : req.method,
+        url: redactUrl(req.url),
+        remoteAddress: req.ip,
+      }),
     },
     ...(pretty ? { stream: prettyStream(out) } : {}),
   }
