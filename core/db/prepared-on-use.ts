@@ -20,7 +20,8 @@ export type PreparedStatements<T extends Record<string, StatementSource>> = {
  * statement holds SQLite's compiled program (~6 KB of memory); the stores of features an idle appliance does
  * not use (DNS, proxy, DAV, sync, AI, photos...) prepared dozens at start that an idle daemon never runs.
  * Same statements, same SQL: only when SQLite compiles it moves (a wrong statement now fails on its first
- * use; each store's tests run every one). docs/performance.md "Idle memory (fifth pass)" and "(sixth pass)".
+ * use: each store's tests should reach its statements). docs/performance.md "Idle memory (fifth pass)" and
+ * "Idle memory (sixth pass)".
  *
  * Each name is a getter that prepares its statement and replaces itself with it as a plain value: the object
  * keeps V8's fast properties (checked with %HasFastProperties), so a hot store pays nothing after the first use.
