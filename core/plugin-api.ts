@@ -17,7 +17,7 @@ import type { Hal } from './hal/registry.js'
 import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 
-export const PLUGIN_API_VERSION = '1.3.0'
+export const PLUGIN_API_VERSION = '1.4.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -178,7 +178,7 @@ export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'
 export { readUploadedFile, type UploadOptions } from './uploads.js'
 export { jsonTextOf, withJsonText } from './pre-serialized.js'
-export { preparedOnUse } from './db/prepared-on-use.js'
+export { preparedOnUse, type PreparedStatements, type StatementSource } from './db/prepared-on-use.js'
 export type { EventBus, EventInput, EventListener, HearthEvent } from './events.js'
 export { matches as eventMatches } from './events.js'
 export type { DetectResult, DriverReport, Hal } from './hal/registry.js'

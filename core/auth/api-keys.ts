@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import type { Db } from '../db/sqlite.js'
 import type { KeyScope } from './context.js'
 import { sha256 } from './hash.js'
+import { preparedOnUse } from '../db/prepared-on-use.js'
 
 export interface ApiKeyRow {
   id: string
@@ -21,19 +22,17 @@ const LAST_USED_EVERY_MS = 60_000
 
 /** API keys `clk_<32 hex>`: only the SHA-256 is stored; the plaintext is returned once. */
 export function createApiKeys(db: Db) {
-  const insert = db.prepare(
-    'INSERT INTO api_keys (id, user_id, key_hash, key_prefix, scope, label, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  )
-  const byHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
-  const byId = db.prepare('SELECT * FROM api_keys WHERE id = ?')
-  const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?')
-  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
-  const mine = db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC')
-  // Optional filters as NULL-able parameters: one prepared statement serves every combination.
-  const listing = db.prepare(
-    `SELECT * FROM api_keys WHERE (@userId IS NULL OR user_id = @userId) AND (@scope IS NULL OR scope = @scope)
+  const q = preparedOnUse(db, {
+    insert: 'INSERT INTO api_keys (id, user_id, key_hash, key_prefix, scope, label, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    byHash: 'SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+    byId: 'SELECT * FROM api_keys WHERE id = ?',
+    touch: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?',
+    revoke: 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+    mine: 'SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC',
+    // Optional filters as NULL-able parameters: one prepared statement serves every combination.
+    listing: `SELECT * FROM api_keys WHERE (@userId IS NULL OR user_id = @userId) AND (@scope IS NULL OR scope = @scope)
        AND (@includeRevoked = 1 OR revoked_at IS NULL) ORDER BY created_at DESC`,
-  )
+  })
   // last_used_at is written at most once a minute per key: a busy agent must not turn reads into writes.
   const touched = new Map<string, number>()
   // Keys resolved by hash, so a busy agent costs no query per request. This process is the
@@ -47,9 +46,9 @@ export function createApiKeys(db: Db) {
     create(userId: string, scope: KeyScope, label: string | null): { row: ApiKeyRow; key: string } {
       const key = `clk_${randomBytes(16).toString('hex')}`
       const id = randomUUID()
-      insert.run(id, userId, sha256(key), key.slice(0, 12), scope, label, new Date().toISOString())
+      q.insert.run(id, userId, sha256(key), key.slice(0, 12), scope, label, new Date().toISOString())
       listed.delete(userId)
-      return { row: byId.get(id) as ApiKeyRow, key }
+      return { row: q.byId.get(id) as ApiKeyRow, key }
     },
     /** Finds an active key by its SHA-256 digest (hex). */
     lookup(key: string, digest = sha256(key)): ApiKeyRow | undefined {
@@ -58,43 +57,43 @@ export function createApiKeys(db: Db) {
       const hit = resolved.get(digest)
       let row = hit && hit.until > now ? hit.row : undefined
       if (!row) {
-        row = byHash.get(digest) as ApiKeyRow | undefined
+        row = q.byHash.get(digest) as ApiKeyRow | undefined
         if (!row) return undefined
         if (resolved.size > 10_000) resolved.clear()
         resolved.set(digest, { row, until: now + CACHE_MS })
       }
       if ((touched.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
         touched.set(row.id, now)
-        touch.run(new Date(now).toISOString(), row.id)
+        q.touch.run(new Date(now).toISOString(), row.id)
         listed.delete(row.user_id)
       }
       return row
     },
-    get: (id: string) => byId.get(id) as ApiKeyRow | undefined,
+    get: (id: string) => q.byId.get(id) as ApiKeyRow | undefined,
     list(filter: { userId?: string; scope?: KeyScope; includeRevoked?: boolean }): ApiKeyRow[] {
       // The caller's own keys are the hot path (agents poll it): one indexed statement.
       if (filter.userId && !filter.scope && !filter.includeRevoked) {
         let rows = listed.get(filter.userId)
         if (!rows) {
-          rows = mine.all(filter.userId) as ApiKeyRow[]
+          rows = q.mine.all(filter.userId) as ApiKeyRow[]
           if (listed.size > 10_000) listed.clear()
           listed.set(filter.userId, rows)
         }
         return rows
       }
-      return listing.all({
+      return q.listing.all({
         userId: filter.userId ?? null,
         scope: filter.scope ?? null,
         includeRevoked: filter.includeRevoked ? 1 : 0,
       }) as ApiKeyRow[]
     },
     revoke(id: string): boolean {
-      const row = byId.get(id) as ApiKeyRow | undefined
+      const row = q.byId.get(id) as ApiKeyRow | undefined
       if (row) {
         resolved.delete(row.key_hash)
         listed.delete(row.user_id)
       }
-      return revoke.run(new Date().toISOString(), id).changes > 0
+      return q.revoke.run(new Date().toISOString(), id).changes > 0
     },
   }
 }

@@ -9,6 +9,7 @@ import { randomToken, sha256 } from './hash.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js'
 import type { Tokens } from './tokens.js'
 import type { UserRow, Users } from './users.js'
+import { preparedOnUse } from '../db/prepared-on-use.js'
 
 const INVITE_TTL_S = 7 * 24 * 3600
 const RESET_TTL_S = 3600
@@ -32,14 +33,14 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   const session = async (user: UserRow) => ({ ...(await tokens.issue(user)), user: users.toPublic(user) })
 
-  const insertInvite = db.prepare(
-    'INSERT INTO invitations (id, token_hash, email, role, invited_by, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  )
-  const findInvite = db.prepare('SELECT * FROM invitations WHERE token_hash = ? AND used_at IS NULL AND expires_at >= ?')
-  const useInvite = db.prepare('UPDATE invitations SET used_at = ? WHERE id = ? AND used_at IS NULL')
-  const insertReset = db.prepare('INSERT INTO password_resets (id, user_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?)')
-  const findReset = db.prepare('SELECT * FROM password_resets WHERE token_hash = ? AND used_at IS NULL AND expires_at >= ?')
-  const useReset = db.prepare('UPDATE password_resets SET used_at = ? WHERE id = ? AND used_at IS NULL')
+  const q = preparedOnUse(db, {
+    insertInvite: 'INSERT INTO invitations (id, token_hash, email, role, invited_by, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    findInvite: 'SELECT * FROM invitations WHERE token_hash = ? AND used_at IS NULL AND expires_at >= ?',
+    useInvite: 'UPDATE invitations SET used_at = ? WHERE id = ? AND used_at IS NULL',
+    insertReset: 'INSERT INTO password_resets (id, user_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?)',
+    findReset: 'SELECT * FROM password_resets WHERE token_hash = ? AND used_at IS NULL AND expires_at >= ?',
+    useReset: 'UPDATE password_resets SET used_at = ? WHERE id = ? AND used_at IS NULL',
+  })
 
   const ensureEmailFree = (email: string) => {
     if (users.byEmail(email)) throw new HttpError('CONFLICT', 'A user with this email already exists', { field: 'email' })
@@ -106,18 +107,18 @@ export function createAuthService(deps: AuthServiceDeps) {
       ensureEmailFree(input.email)
       const token = randomToken('hin_')
       const expires = nowS() + INVITE_TTL_S
-      insertInvite.run(randomUUID(), sha256(token), input.email, input.role, invitedBy, expires, new Date().toISOString())
+      q.insertInvite.run(randomUUID(), sha256(token), input.email, input.role, invitedBy, expires, new Date().toISOString())
       return { token, email: input.email, role: input.role, expires_at: new Date(expires * 1000).toISOString() }
     },
 
     async register(input: { token: string; password: string; name?: string }) {
-      const invite = findInvite.get(sha256(input.token), nowS()) as { id: string; email: string; role: Role } | undefined
+      const invite = q.findInvite.get(sha256(input.token), nowS()) as { id: string; email: string; role: Role } | undefined
       if (!invite)
         throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
       ensureEmailFree(invite.email)
       const passwordHash = await hashPassword(input.password)
       const user = db.transaction(() => {
-        if (useInvite.run(nowS(), invite.id).changes === 0)
+        if (q.useInvite.run(nowS(), invite.id).changes === 0)
           throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
         return users.create({ email: invite.email, name: input.name ?? null, passwordHash, role: invite.role })
       })()
@@ -131,7 +132,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!user || user.disabled) return null
       const token = randomToken('hpr_')
       const expires = nowS() + RESET_TTL_S
-      insertReset.run(randomUUID(), user.id, sha256(token), expires, nowS())
+      q.insertReset.run(randomUUID(), user.id, sha256(token), expires, nowS())
       return { token, expires_at: new Date(expires * 1000).toISOString() }
     },
 
@@ -146,11 +147,11 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async resetPassword(token: string, newPassword: string) {
-      const reset = findReset.get(sha256(token), nowS()) as { id: string; user_id: string } | undefined
+      const reset = q.findReset.get(sha256(token), nowS()) as { id: string; user_id: string } | undefined
       if (!reset) throw new HttpError('VALIDATION_ERROR', 'Reset token is invalid or expired', { field: 'token', constraint: 'valid' })
       const passwordHash = await hashPassword(newPassword)
       db.transaction(() => {
-        if (useReset.run(nowS(), reset.id).changes === 0)
+        if (q.useReset.run(nowS(), reset.id).changes === 0)
           throw new HttpError('VALIDATION_ERROR', 'Reset token is invalid or expired', { field: 'token', constraint: 'valid' })
         users.setPassword(reset.user_id, passwordHash)
         tokens.revokeAllForUser(reset.user_id)

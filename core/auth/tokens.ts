@@ -6,6 +6,7 @@ import type { Role } from '../schemas.js'
 let jose: Promise<typeof import('jose')> | undefined
 const loadJose = () => (jose ??= import('jose'))
 import { randomToken, sha256 } from './hash.js'
+import { preparedOnUse } from '../db/prepared-on-use.js'
 
 export const ACCESS_TTL_S = 24 * 3600
 export const REFRESH_TTL_S = 30 * 24 * 3600
@@ -33,20 +34,20 @@ export type RefreshOutcome =
  */
 export function createTokens(db: Db, secret: string) {
   const key = new TextEncoder().encode(secret)
-  const insert = db.prepare(
-    'INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  )
-  const find = db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?')
-  const markUsed = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE id = ? AND used_at IS NULL')
-  const revokeFamily = db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL')
-  const revokeUser = db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL')
-  const purge = db.prepare('DELETE FROM refresh_tokens WHERE expires_at < ?')
+  const q = preparedOnUse(db, {
+    insert: 'INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    find: 'SELECT * FROM refresh_tokens WHERE token_hash = ?',
+    markUsed: 'UPDATE refresh_tokens SET used_at = ? WHERE id = ? AND used_at IS NULL',
+    revokeFamily: 'UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL',
+    revokeUser: 'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL',
+    purge: 'DELETE FROM refresh_tokens WHERE expires_at < ?',
+  })
 
   const nowS = () => Math.floor(Date.now() / 1000)
 
   const issueRefresh = (userId: string, familyId: string): string => {
     const token = randomToken('hrt_')
-    insert.run(randomUUID(), userId, familyId, sha256(token), nowS() + REFRESH_TTL_S, nowS())
+    q.insert.run(randomUUID(), userId, familyId, sha256(token), nowS() + REFRESH_TTL_S, nowS())
     return token
   }
 
@@ -74,34 +75,34 @@ export function createTokens(db: Db, secret: string) {
     },
     /** Consumes a refresh token: valid once; a second use revokes its family. */
     consumeRefresh(token: string): RefreshOutcome {
-      const row = find.get(sha256(token)) as
+      const row = q.find.get(sha256(token)) as
         | { id: string; user_id: string; family_id: string; expires_at: number; used_at: number | null; revoked_at: number | null }
         | undefined
       if (!row) return { ok: false, reason: 'unknown' }
       if (row.revoked_at) return { ok: false, reason: 'revoked' }
       if (row.used_at) {
-        revokeFamily.run(nowS(), row.family_id)
+        q.revokeFamily.run(nowS(), row.family_id)
         return { ok: false, reason: 'reused' }
       }
       if (row.expires_at < nowS()) return { ok: false, reason: 'expired' }
-      if (markUsed.run(nowS(), row.id).changes === 0) {
-        revokeFamily.run(nowS(), row.family_id)
+      if (q.markUsed.run(nowS(), row.id).changes === 0) {
+        q.revokeFamily.run(nowS(), row.family_id)
         return { ok: false, reason: 'reused' }
       }
       return { ok: true, userId: row.user_id, familyId: row.family_id }
     },
     /** Logout: the token's family stops working. */
     revoke(token: string): boolean {
-      const row = find.get(sha256(token)) as { family_id: string } | undefined
+      const row = q.find.get(sha256(token)) as { family_id: string } | undefined
       if (!row) return false
-      revokeFamily.run(nowS(), row.family_id)
+      q.revokeFamily.run(nowS(), row.family_id)
       return true
     },
     revokeAllForUser(userId: string): void {
-      revokeUser.run(nowS(), userId)
+      q.revokeUser.run(nowS(), userId)
     },
     purgeExpired(): void {
-      purge.run(nowS())
+      q.purge.run(nowS())
     },
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../db/sqlite.js'
 import type { Role, Tier } from '../schemas.js'
+import { preparedOnUse } from '../db/prepared-on-use.js'
 
 export interface UserRow {
   id: string
@@ -32,20 +33,20 @@ const UPDATABLE = new Set(['role', 'tier', 'disabled', 'name'])
 export type AuthMode = 'setup' | 'single_user' | 'multi_user'
 
 export function createUsers(db: Db, instanceTier: Tier) {
-  const byId = db.prepare('SELECT * FROM users WHERE id = ?')
-  const byEmail = db.prepare('SELECT * FROM users WHERE email = ?')
-  const insert = db.prepare(
-    `INSERT INTO users (id, email, name, password_hash, role, tier, disabled, password_changed_at, created_at, updated_at)
+  const q = preparedOnUse(db, {
+    byId: 'SELECT * FROM users WHERE id = ?',
+    byEmail: 'SELECT * FROM users WHERE email = ?',
+    insert: `INSERT INTO users (id, email, name, password_hash, role, tier, disabled, password_changed_at, created_at, updated_at)
      VALUES (@id, @email, @name, @password_hash, @role, NULL, 0, @password_changed_at, @created_at, @updated_at)`,
-  )
-  const countAll = db.prepare('SELECT COUNT(*) AS n FROM users')
-  const firstUser = db.prepare('SELECT * FROM users ORDER BY created_at LIMIT 1')
-  const listAll = db.prepare('SELECT * FROM users ORDER BY created_at')
-  const setPassword = db.prepare('UPDATE users SET password_hash = ?, password_changed_at = ?, updated_at = ? WHERE id = ?')
-  const countOwners = db.prepare("SELECT COUNT(*) AS n FROM users WHERE role = 'owner' AND disabled = 0")
+    countAll: 'SELECT COUNT(*) AS n FROM users',
+    firstUser: 'SELECT * FROM users ORDER BY created_at LIMIT 1',
+    listAll: 'SELECT * FROM users ORDER BY created_at',
+    setPassword: 'UPDATE users SET password_hash = ?, password_changed_at = ?, updated_at = ? WHERE id = ?',
+    countOwners: "SELECT COUNT(*) AS n FROM users WHERE role = 'owner' AND disabled = 0",
+  })
 
   // The mode is read on every system-token request; the count only changes through this module.
-  let count = (countAll.get() as { n: number }).n
+  let count = (q.countAll.get() as { n: number }).n
 
   const tierOf = (u: UserRow): Tier => u.tier ?? instanceTier
   // Every authenticated request reads its user; this module is the only writer of users, so it evicts.
@@ -53,7 +54,7 @@ export function createUsers(db: Db, instanceTier: Tier) {
   const load = (id: string): UserRow | undefined => {
     let row = rows.get(id)
     if (!row) {
-      row = byId.get(id) as UserRow | undefined
+      row = q.byId.get(id) as UserRow | undefined
       if (row) rows.set(id, row)
     }
     return row
@@ -61,14 +62,14 @@ export function createUsers(db: Db, instanceTier: Tier) {
 
   return {
     get: load,
-    byEmail: (email: string) => byEmail.get(email) as UserRow | undefined,
+    byEmail: (email: string) => q.byEmail.get(email) as UserRow | undefined,
     count: () => count,
     mode(): AuthMode {
       return count === 0 ? 'setup' : count === 1 ? 'single_user' : 'multi_user'
     },
     /** The only user in single-user mode. */
-    soleUser: () => (count === 1 ? (firstUser.get() as UserRow) : undefined),
-    list: () => listAll.all() as UserRow[],
+    soleUser: () => (count === 1 ? (q.firstUser.get() as UserRow) : undefined),
+    list: () => q.listAll.all() as UserRow[],
     tierOf,
     toPublic(u: UserRow): PublicUser {
       return {
@@ -95,13 +96,13 @@ export function createUsers(db: Db, instanceTier: Tier) {
         created_at: now,
         updated_at: now,
       }
-      insert.run(row)
+      q.insert.run(row)
       count++
-      return byId.get(row.id) as UserRow
+      return q.byId.get(row.id) as UserRow
     },
     setPassword(id: string, passwordHash: string): void {
       rows.delete(id)
-      setPassword.run(passwordHash, Date.now(), new Date().toISOString(), id)
+      q.setPassword.run(passwordHash, Date.now(), new Date().toISOString(), id)
     },
     update(id: string, patch: { role?: Role; tier?: Tier | null; disabled?: boolean; name?: string | null }): UserRow {
       const sets: string[] = []
@@ -114,9 +115,9 @@ export function createUsers(db: Db, instanceTier: Tier) {
       rows.delete(id)
       if (sets.length)
         db.prepare(`UPDATE users SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, new Date().toISOString(), id)
-      return byId.get(id) as UserRow
+      return q.byId.get(id) as UserRow
     },
-    activeOwners: () => (countOwners.get() as { n: number }).n,
+    activeOwners: () => (q.countOwners.get() as { n: number }).n,
   }
 }
 export type Users = ReturnType<typeof createUsers>

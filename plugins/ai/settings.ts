@@ -3,7 +3,7 @@
  * the instance key and leaves this module only inside a provider client.
  */
 import type Database from 'better-sqlite3'
-import { HttpError, type Secrets } from '../../core/plugin-api.js'
+import { HttpError, preparedOnUse, type Secrets } from '../../core/plugin-api.js'
 import type { AiConfig } from './config.js'
 import { type AiClient, createClient, type ProviderName } from './provider/client.js'
 
@@ -49,15 +49,18 @@ export interface SettingsStore {
 }
 
 export function settingsStore(db: Database.Database, secrets: Secrets, config: AiConfig, now: () => number): SettingsStore {
-  const get = db.prepare<[string], Row>('SELECT * FROM ai_settings WHERE user_id = ?')
-  const upsert = db.prepare(
-    `INSERT INTO ai_settings (user_id, provider, model, embedding_model, api_key_enc, base_url, updated_at)
+  const q = preparedOnUse(db, {
+    get: () => db.prepare<[string], Row>('SELECT * FROM ai_settings WHERE user_id = ?'),
+    upsert: () =>
+      db.prepare(
+        `INSERT INTO ai_settings (user_id, provider, model, embedding_model, api_key_enc, base_url, updated_at)
      VALUES (@user_id, @provider, @model, @embedding_model, @api_key_enc, @base_url, @updated_at)
      ON CONFLICT (user_id) DO UPDATE SET provider = excluded.provider, model = excluded.model,
        embedding_model = excluded.embedding_model, api_key_enc = excluded.api_key_enc,
        base_url = excluded.base_url, updated_at = excluded.updated_at`,
-  )
-  const del = db.prepare('DELETE FROM ai_settings WHERE user_id = ?')
+      ),
+    del: () => db.prepare('DELETE FROM ai_settings WHERE user_id = ?'),
+  })
   const instanceUrl: Record<ProviderName, string> = {
     openai: config.openaiUrl,
     'openai-compatible': config.compatibleUrl,
@@ -76,10 +79,10 @@ export function settingsStore(db: Database.Database, secrets: Secrets, config: A
       : { provider: null, model: null, embedding_model: null, base_url: null, configured: false, updated_at: null }
 
   return {
-    view: (userId) => view(get.get(userId)),
-    has: (userId) => get.get(userId) !== undefined,
+    view: (userId) => view(q.get.get(userId)),
+    has: (userId) => q.get.get(userId) !== undefined,
     put(userId, input, isAdmin) {
-      const before = get.get(userId)
+      const before = q.get.get(userId)
       if (input.base_url !== undefined && input.base_url !== null && !isAdmin)
         throw new HttpError(
           'FORBIDDEN',
@@ -99,14 +102,14 @@ export function settingsStore(db: Database.Database, secrets: Secrets, config: A
         base_url: baseUrl,
         updated_at: new Date(now()).toISOString(),
       }
-      upsert.run(row)
+      q.upsert.run(row)
       const embeddingsChanged =
         !before || before.provider !== row.provider || before.embedding_model !== row.embedding_model || before.base_url !== row.base_url
       return { view: view(row), embeddingsChanged }
     },
-    remove: (userId) => del.run(userId).changes > 0,
+    remove: (userId) => q.del.run(userId).changes > 0,
     client(userId) {
-      const row = get.get(userId)
+      const row = q.get.get(userId)
       if (!row) return null
       return createClient({
         provider: row.provider,

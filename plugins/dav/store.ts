@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../core/plugin-api.js'
 
 /** The dav plugin's tables: object locations, MKCALENDAR's calendars, collection properties and the change log. */
 export type Kind = 'card' | 'event'
@@ -22,48 +23,56 @@ export interface Change {
 }
 
 export function davStore(db: Database.Database) {
-  const q = {
-    byRecord: db.prepare<[string, string], ObjectRow>('SELECT * FROM dav_objects WHERE user_id = ? AND record_id = ?'),
-    byName: db.prepare<[string, string, string, string], ObjectRow>(
-      'SELECT * FROM dav_objects WHERE user_id = ? AND kind = ? AND collection = ? AND name = ? AND main = 1',
-    ),
-    ofUser: db.prepare<[string, string], ObjectRow>(
-      'SELECT record_id, user_id, kind, collection, name, main, NULL AS original, NULL AS original_etag FROM dav_objects WHERE user_id = ? AND kind = ? AND main = 1',
-    ),
-    upsert: db.prepare(
-      `INSERT INTO dav_objects (record_id, user_id, kind, collection, name, main, original, original_etag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  const q = preparedOnUse(db, {
+    byRecord: () => db.prepare<[string, string], ObjectRow>('SELECT * FROM dav_objects WHERE user_id = ? AND record_id = ?'),
+    byName: () =>
+      db.prepare<[string, string, string, string], ObjectRow>(
+        'SELECT * FROM dav_objects WHERE user_id = ? AND kind = ? AND collection = ? AND name = ? AND main = 1',
+      ),
+    ofUser: () =>
+      db.prepare<[string, string], ObjectRow>(
+        'SELECT record_id, user_id, kind, collection, name, main, NULL AS original, NULL AS original_etag FROM dav_objects WHERE user_id = ? AND kind = ? AND main = 1',
+      ),
+    upsert: () =>
+      db.prepare(
+        `INSERT INTO dav_objects (record_id, user_id, kind, collection, name, main, original, original_etag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(record_id) DO UPDATE SET collection = excluded.collection, name = excluded.name, main = excluded.main,
          original = excluded.original, original_etag = excluded.original_etag WHERE dav_objects.user_id = excluded.user_id`,
-    ),
-    parts: db.prepare<[string, string], { record_id: string }>(
-      `SELECT o.record_id FROM dav_objects s JOIN dav_objects o ON o.user_id = s.user_id AND o.kind = s.kind
+      ),
+    parts: () =>
+      db.prepare<[string, string], { record_id: string }>(
+        `SELECT o.record_id FROM dav_objects s JOIN dav_objects o ON o.user_id = s.user_id AND o.kind = s.kind
          AND o.collection = s.collection AND o.name = s.name AND o.main = 0 WHERE s.record_id = ? AND s.user_id = ?`,
-    ),
-    move: db.prepare('UPDATE dav_objects SET collection = ? WHERE user_id = ? AND record_id = ?'),
-    forget: db.prepare('DELETE FROM dav_objects WHERE user_id = ? AND record_id = ?'),
-    log: db.prepare('INSERT INTO dav_changes (user_id, kind, collection, name, deleted) VALUES (?, ?, ?, ?, ?)'),
-    head: db.prepare<[string], { seq: number | null }>('SELECT MAX(seq) AS seq FROM dav_changes WHERE user_id = ?'),
-    collectionHead: db.prepare<[string, string, string], { seq: number | null }>(
-      'SELECT MAX(seq) AS seq FROM dav_changes WHERE user_id = ? AND kind = ? AND collection = ?',
-    ),
-    reset: db.prepare<[string], { seq: number | null }>("SELECT MAX(seq) AS seq FROM dav_changes WHERE user_id = ? AND kind = '*'"),
+      ),
+    move: () => db.prepare('UPDATE dav_objects SET collection = ? WHERE user_id = ? AND record_id = ?'),
+    forget: () => db.prepare('DELETE FROM dav_objects WHERE user_id = ? AND record_id = ?'),
+    log: () => db.prepare('INSERT INTO dav_changes (user_id, kind, collection, name, deleted) VALUES (?, ?, ?, ?, ?)'),
+    head: () => db.prepare<[string], { seq: number | null }>('SELECT MAX(seq) AS seq FROM dav_changes WHERE user_id = ?'),
+    collectionHead: () =>
+      db.prepare<[string, string, string], { seq: number | null }>(
+        'SELECT MAX(seq) AS seq FROM dav_changes WHERE user_id = ? AND kind = ? AND collection = ?',
+      ),
+    reset: () => db.prepare<[string], { seq: number | null }>("SELECT MAX(seq) AS seq FROM dav_changes WHERE user_id = ? AND kind = '*'"),
     // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum.
-    since: db.prepare<[string, string, string, number], Change>(
-      'SELECT name, MAX(seq) AS seq, deleted FROM dav_changes WHERE user_id = ? AND kind = ? AND collection = ? AND seq > ? GROUP BY name ORDER BY seq',
-    ),
-    calendars: db.prepare<[string], { name: string }>('SELECT name FROM dav_calendars WHERE user_id = ?'),
-    addCalendar: db.prepare('INSERT OR IGNORE INTO dav_calendars (user_id, name, created_at) VALUES (?, ?, ?)'),
-    dropCalendar: db.prepare('DELETE FROM dav_calendars WHERE user_id = ? AND name = ?'),
-    props: db.prepare<[string, string, string], { prop: string; value: string }>(
-      'SELECT prop, value FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?',
-    ),
-    setProp: db.prepare(
-      `INSERT INTO dav_collection_props (user_id, kind, collection, prop, value) VALUES (?, ?, ?, ?, ?)
+    since: () =>
+      db.prepare<[string, string, string, number], Change>(
+        'SELECT name, MAX(seq) AS seq, deleted FROM dav_changes WHERE user_id = ? AND kind = ? AND collection = ? AND seq > ? GROUP BY name ORDER BY seq',
+      ),
+    calendars: () => db.prepare<[string], { name: string }>('SELECT name FROM dav_calendars WHERE user_id = ?'),
+    addCalendar: () => db.prepare('INSERT OR IGNORE INTO dav_calendars (user_id, name, created_at) VALUES (?, ?, ?)'),
+    dropCalendar: () => db.prepare('DELETE FROM dav_calendars WHERE user_id = ? AND name = ?'),
+    props: () =>
+      db.prepare<[string, string, string], { prop: string; value: string }>(
+        'SELECT prop, value FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?',
+      ),
+    setProp: () =>
+      db.prepare(
+        `INSERT INTO dav_collection_props (user_id, kind, collection, prop, value) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(user_id, kind, collection, prop) DO UPDATE SET value = excluded.value`,
-    ),
-    removeProp: db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ? AND prop = ?'),
-    dropProps: db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?'),
-  }
+      ),
+    removeProp: () => db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ? AND prop = ?'),
+    dropProps: () => db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?'),
+  })
   return {
     byRecord: (userId: string, recordId: string) => q.byRecord.get(userId, recordId),
     byName: (userId: string, kind: Kind, collection: string, name: string) => q.byName.get(userId, kind, collection, name),

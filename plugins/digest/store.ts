@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Period } from './compose.js'
+import { preparedOnUse } from '../../core/plugin-api.js'
 
 export interface SettingsRow {
   user_id: string
@@ -18,33 +19,38 @@ export interface SettingsRow {
 
 /** digest_settings, one row per user. */
 export function digestStore(db: Database.Database) {
-  const get = db.prepare<[string], SettingsRow>('SELECT * FROM digest_settings WHERE user_id = ?')
-  const all = db.prepare<[], SettingsRow>('SELECT * FROM digest_settings')
-  const put = db.prepare(
-    `INSERT INTO digest_settings (user_id, schedule, period, deliver, target, webhook_secret_enc, allow_private, active, updated_at)
+  const q = preparedOnUse(db, {
+    get: () => db.prepare<[string], SettingsRow>('SELECT * FROM digest_settings WHERE user_id = ?'),
+    all: () => db.prepare<[], SettingsRow>('SELECT * FROM digest_settings'),
+    put: () =>
+      db.prepare(
+        `INSERT INTO digest_settings (user_id, schedule, period, deliver, target, webhook_secret_enc, allow_private, active, updated_at)
      VALUES (@user_id, @schedule, @period, @deliver, @target, @webhook_secret_enc, @allow_private, @active, @updated_at)
      ON CONFLICT (user_id) DO UPDATE SET schedule = excluded.schedule, period = excluded.period, deliver = excluded.deliver,
        target = excluded.target, webhook_secret_enc = excluded.webhook_secret_enc, allow_private = excluded.allow_private,
        active = excluded.active, updated_at = excluded.updated_at`,
-  )
-  const outcome = db.prepare<[string, string, string | null, string]>(
-    'UPDATE digest_settings SET last_delivered_at = ?, last_status = ?, last_error = ? WHERE user_id = ?',
-  )
-  const access = db.prepare<[number, number, string]>(
-    'UPDATE digest_settings SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
-  )
-  const remove = db.prepare<[string]>('DELETE FROM digest_settings WHERE user_id = ?')
+      ),
+    outcome: () =>
+      db.prepare<[string, string, string | null, string]>(
+        'UPDATE digest_settings SET last_delivered_at = ?, last_status = ?, last_error = ? WHERE user_id = ?',
+      ),
+    access: () =>
+      db.prepare<[number, number, string]>(
+        'UPDATE digest_settings SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
+      ),
+    remove: () => db.prepare<[string]>('DELETE FROM digest_settings WHERE user_id = ?'),
+  })
   return {
-    get: (userId: string) => get.get(userId) ?? null,
-    all: () => all.all(),
+    get: (userId: string) => q.get.get(userId) ?? null,
+    all: () => q.all.all(),
     put: (row: Omit<SettingsRow, 'last_delivered_at' | 'last_status' | 'last_error'>) => {
-      put.run(row)
-      return get.get(row.user_id) as SettingsRow
+      q.put.run(row)
+      return q.get.get(row.user_id) as SettingsRow
     },
-    outcome: (userId: string, at: string, error: string | null) => outcome.run(at, error ? 'failed' : 'ok', error, userId),
+    outcome: (userId: string, at: string, error: string | null) => q.outcome.run(at, error ? 'failed' : 'ok', error, userId),
     /** The user's tier and role changed: deliveries pause while free; a demoted admin's webhook loses private targets. */
-    access: (userId: string, pro: boolean, admin: boolean) => access.run(pro ? 1 : 0, admin ? 1 : 0, userId),
-    remove: (userId: string) => remove.run(userId).changes > 0,
+    access: (userId: string, pro: boolean, admin: boolean) => q.access.run(pro ? 1 : 0, admin ? 1 : 0, userId),
+    remove: (userId: string) => q.remove.run(userId).changes > 0,
   }
 }
 

@@ -12,6 +12,7 @@ import { mkdir, opendir, readFile, rename, stat, writeFile } from 'node:fs/promi
 import { extname, join, relative, sep } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { FastifyBaseLogger } from 'fastify'
+import { preparedOnUse } from '../../core/plugin-api.js'
 import type { AiClient, AiPluginService } from '../ai/public.js'
 import { readExif, thumbnailOf } from './exif.js'
 import { forVision, thumbnail } from './images.js'
@@ -107,16 +108,20 @@ async function walk(root: string, max: number): Promise<{ files: string[]; trunc
 }
 
 export function photoIndexer(d: PhotoIndexerDeps) {
-  const getState = d.db.prepare<[string], PhotoIndexState>(
-    'SELECT status, total, done, indexed, skipped, removed, failed, error, started_at, finished_at FROM photos_index_state WHERE user_id = ?',
-  )
-  const putState = d.db.prepare(
-    `INSERT INTO photos_index_state (user_id, status, total, done, indexed, skipped, removed, failed, error, started_at, finished_at)
+  const q = preparedOnUse(d.db, {
+    getState: () =>
+      d.db.prepare<[string], PhotoIndexState>(
+        'SELECT status, total, done, indexed, skipped, removed, failed, error, started_at, finished_at FROM photos_index_state WHERE user_id = ?',
+      ),
+    putState: () =>
+      d.db.prepare(
+        `INSERT INTO photos_index_state (user_id, status, total, done, indexed, skipped, removed, failed, error, started_at, finished_at)
      VALUES (@user_id, @status, @total, @done, @indexed, @skipped, @removed, @failed, @error, @started_at, @finished_at)
      ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, total = excluded.total, done = excluded.done,
        indexed = excluded.indexed, skipped = excluded.skipped, removed = excluded.removed, failed = excluded.failed,
        error = excluded.error, started_at = excluded.started_at, finished_at = excluded.finished_at`,
-  )
+      ),
+  })
   const running = new Map<string, Promise<void>>()
   let closed = false
   const iso = () => new Date(d.now()).toISOString()
@@ -132,7 +137,7 @@ export function photoIndexer(d: PhotoIndexerDeps) {
     started_at: null,
     finished_at: null,
   }
-  const state = (userId: string): PhotoIndexState => getState.get(userId) ?? empty
+  const state = (userId: string): PhotoIndexState => q.getState.get(userId) ?? empty
 
   /** A thumbnail made with sharp, else the one the camera embedded in EXIF; its file name, or null. */
   const makeThumbnail = async (input: Buffer | string, path: string, size: number, mtimeMs: number): Promise<string | null> => {
@@ -158,7 +163,7 @@ export function photoIndexer(d: PhotoIndexerDeps) {
 
   const run = async (userId: string) => {
     const s: PhotoIndexState = { ...empty, status: 'running', started_at: iso() }
-    const save = () => putState.run({ user_id: userId, ...s })
+    const save = () => q.putState.run({ user_id: userId, ...s })
     save()
     const { files, truncated } = await walk(d.folder, d.maxFiles)
     s.total = files.length
@@ -235,11 +240,11 @@ export function photoIndexer(d: PhotoIndexerDeps) {
     /** Starts an incremental run in the background; a running one is left to finish. */
     start(userId: string): PhotoIndexState {
       if (!running.has(userId)) {
-        putState.run({ user_id: userId, ...state(userId), status: 'running', done: 0, started_at: iso(), finished_at: null })
+        q.putState.run({ user_id: userId, ...state(userId), status: 'running', done: 0, started_at: iso(), finished_at: null })
         const p = run(userId)
           .catch((err) => {
             d.log.error({ err }, 'photo index run failed')
-            putState.run({ user_id: userId, ...state(userId), status: 'failed', error: (err as Error).message, finished_at: iso() })
+            q.putState.run({ user_id: userId, ...state(userId), status: 'failed', error: (err as Error).message, finished_at: iso() })
           })
           .finally(() => running.delete(userId))
         running.set(userId, p)

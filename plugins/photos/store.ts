@@ -1,6 +1,7 @@
 /** The photo index table: per user, one row per file of the photos folder. */
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../core/plugin-api.js'
 
 export interface PhotoRow {
   id: string
@@ -61,8 +62,10 @@ const WORD = /[\p{L}\p{N}]+/gu
 const likeOf = (word: string) => `%${word.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export function photoStore(db: Database.Database) {
-  const upsert = db.prepare(
-    `INSERT INTO photos_index (id, user_id, path, size, mtime_ms, taken_at, camera_make, camera_model, latitude, longitude,
+  const stmts = preparedOnUse(db, {
+    upsert: () =>
+      db.prepare(
+        `INSERT INTO photos_index (id, user_id, path, size, mtime_ms, taken_at, camera_make, camera_model, latitude, longitude,
        caption, labels, thumbnail, error, indexed_at)
      VALUES (@id, @user_id, @path, @size, @mtime_ms, @taken_at, @camera_make, @camera_model, @latitude, @longitude,
        @caption, @labels, @thumbnail, @error, @indexed_at)
@@ -70,7 +73,8 @@ export function photoStore(db: Database.Database) {
        camera_make = excluded.camera_make, camera_model = excluded.camera_model, latitude = excluded.latitude,
        longitude = excluded.longitude, caption = excluded.caption, labels = excluded.labels,
        thumbnail = excluded.thumbnail, error = excluded.error, indexed_at = excluded.indexed_at`,
-  )
+      ),
+  })
   return {
     known(userId: string): Map<string, Pick<PhotoRow, 'size' | 'mtime_ms' | 'error' | 'caption'>> {
       const rows = db.prepare('SELECT path, size, mtime_ms, error, caption FROM photos_index WHERE user_id = ?').all(userId) as Array<
@@ -79,7 +83,7 @@ export function photoStore(db: Database.Database) {
       return new Map(rows.map((r) => [r.path, r]))
     },
     save(row: Omit<PhotoRow, 'id'>): void {
-      upsert.run({ ...row, id: randomUUID() })
+      stmts.upsert.run({ ...row, id: randomUUID() })
     },
     removePaths(userId: string, paths: string[]): void {
       const del = db.prepare('DELETE FROM photos_index WHERE user_id = ? AND path = ?')

@@ -1,4 +1,4 @@
-import { type HearthApi, HttpError } from '../../core/plugin-api.js'
+import { type HearthApi, HttpError, preparedOnUse } from '../../core/plugin-api.js'
 import { checkCredentials, viaProvider } from '../../drivers/dns-providers/api-errors.js'
 import { type DnsProviderDriver, type ProviderRecord, providers } from '../../drivers/dns-providers/index.js'
 import type { ProxyConfig } from './config.js'
@@ -26,11 +26,13 @@ export interface DnsProviderView {
  * challenges for wildcard and LAN-only certificates. Base URLs come from instance config.
  */
 export function dnsProviderService(api: HearthApi<typeof ProxyConfig>) {
-  const get = api.db.prepare('SELECT * FROM proxy_dns_provider WHERE id = 1')
-  const put = api.db.prepare(`INSERT INTO proxy_dns_provider (id, provider, credentials, zone, last_tested_at, connected, updated_at)
+  const q = preparedOnUse(api.db, {
+    get: 'SELECT * FROM proxy_dns_provider WHERE id = 1',
+    put: `INSERT INTO proxy_dns_provider (id, provider, credentials, zone, last_tested_at, connected, updated_at)
     VALUES (1, @provider, @credentials, @zone, @last_tested_at, @connected, @updated_at)
     ON CONFLICT (id) DO UPDATE SET provider = @provider, credentials = @credentials, zone = @zone,
-      last_tested_at = @last_tested_at, connected = @connected, updated_at = @updated_at`)
+      last_tested_at = @last_tested_at, connected = @connected, updated_at = @updated_at`,
+  })
   const baseUrls: Record<string, string> = {
     cloudflare: api.config.cloudflareUrl,
     porkbun: api.config.porkbunUrl,
@@ -55,7 +57,7 @@ export function dnsProviderService(api: HearthApi<typeof ProxyConfig>) {
       : { provider: null, configured: false, zone: null, last_tested_at: null, connected: null }
 
   return {
-    config: () => view(get.get() as Row | undefined),
+    config: () => view(q.get.get() as Row | undefined),
 
     /** Stores the account after one real call: the credentials must work, and the zone must be one the account holds. */
     async configure(body: { provider: string; credentials: Record<string, string>; zone?: string | null }): Promise<DnsProviderView> {
@@ -68,7 +70,7 @@ export function dnsProviderService(api: HearthApi<typeof ProxyConfig>) {
         throw new HttpError('UNPROCESSABLE', `the ${body.provider} account holds no zone ${zone}`, { field: 'zone' })
       }
       const at = new Date(api.now()).toISOString()
-      put.run({
+      q.put.run({
         provider: body.provider,
         credentials: api.secrets.encrypt(JSON.stringify(credentials)),
         zone,
@@ -76,18 +78,18 @@ export function dnsProviderService(api: HearthApi<typeof ProxyConfig>) {
         connected: connected ? 1 : 0,
         updated_at: at,
       })
-      return view(get.get() as Row)
+      return view(q.get.get() as Row)
     },
 
     /** Whether the integration's zone holds this name. */
     covers(name: string): boolean {
-      const zone = (get.get() as Row | undefined)?.zone
+      const zone = (q.get.get() as Row | undefined)?.zone
       return Boolean(zone && (name === zone || name.endsWith(`.${zone}`)))
     },
 
     /** Writes a DNS-01 TXT record at the provider; answers how to remove it, or null when the name is not in the zone. */
     async addChallenge(name: string, value: string): Promise<(() => Promise<void>) | null> {
-      const row = get.get() as Row | undefined
+      const row = q.get.get() as Row | undefined
       if (!row?.zone || !(name === row.zone || name.endsWith(`.${row.zone}`))) return null
       const client = driver(row.provider, JSON.parse(api.secrets.decrypt(row.credentials)) as Record<string, string>)
       const zone = (await viaProvider(() => client.listZones())).find((z) => z.name === row.zone)
@@ -103,7 +105,7 @@ export function dnsProviderService(api: HearthApi<typeof ProxyConfig>) {
 
     /** The records of the configured zone, as the provider holds them. */
     async records(): Promise<ProviderRecord[]> {
-      const row = get.get() as Row | undefined
+      const row = q.get.get() as Row | undefined
       if (!row) throw new HttpError('UNPROCESSABLE', 'no DNS provider is configured (PUT /proxy/dns-provider/config)')
       if (!row.zone) throw new HttpError('UNPROCESSABLE', 'the DNS provider integration has no zone')
       const client = driver(row.provider, JSON.parse(api.secrets.decrypt(row.credentials)) as Record<string, string>)

@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Agent } from 'node:https'
 import { rootCertificates } from 'node:tls'
-import type { HearthApi } from '../../core/plugin-api.js'
+import { type HearthApi, preparedOnUse } from '../../core/plugin-api.js'
 import type { ProxyConfig } from './config.js'
 import type { DnsProviderService } from './dns-provider.js'
 
@@ -24,16 +24,18 @@ const RENEW_DAYS = 30
  * goes through Hearth's DNS plugin (events acme.challenge.set/clear, see plugins/dns) or the provider.
  */
 export function dns01Service(api: HearthApi<typeof ProxyConfig>, provider: DnsProviderService) {
-  const get = api.db.prepare('SELECT * FROM proxy_certificates WHERE domain = ?')
-  const all = api.db.prepare('SELECT * FROM proxy_certificates')
-  const save = api.db.prepare(`INSERT INTO proxy_certificates (domain, certificate, private_key, not_after, error, updated_at)
+  const q = preparedOnUse(api.db, {
+    get: 'SELECT * FROM proxy_certificates WHERE domain = ?',
+    all: 'SELECT * FROM proxy_certificates',
+    save: `INSERT INTO proxy_certificates (domain, certificate, private_key, not_after, error, updated_at)
     VALUES (@domain, @certificate, @private_key, @not_after, @error, @updated_at)
     ON CONFLICT (domain) DO UPDATE SET certificate = COALESCE(@certificate, certificate), private_key = COALESCE(@private_key, private_key),
-      not_after = COALESCE(@not_after, not_after), error = @error, updated_at = @updated_at`)
-  const forget = api.db.prepare('DELETE FROM proxy_certificates WHERE domain = ?')
-  const accountRow = api.db.prepare('SELECT account_key FROM proxy_acme_account WHERE id = 1')
-  // Two issuances may create an account key at once: the first one stored wins, both use it.
-  const saveAccount = api.db.prepare('INSERT OR IGNORE INTO proxy_acme_account (id, account_key) VALUES (1, ?)')
+      not_after = COALESCE(@not_after, not_after), error = @error, updated_at = @updated_at`,
+    forget: 'DELETE FROM proxy_certificates WHERE domain = ?',
+    accountRow: 'SELECT account_key FROM proxy_acme_account WHERE id = 1',
+    // Two issuances may create an account key at once: the first one stored wins, both use it.
+    saveAccount: 'INSERT OR IGNORE INTO proxy_acme_account (id, account_key) VALUES (1, ?)',
+  })
   const running = new Map<string, Promise<void>>()
   const iso = () => new Date(api.now()).toISOString()
 
@@ -47,8 +49,8 @@ export function dns01Service(api: HearthApi<typeof ProxyConfig>, provider: DnsPr
       // A test CA (pebble's) beside the system's roots, for the ACME server's own HTTPS.
       client.axios.defaults.httpsAgent = new Agent({ ca: [...rootCertificates, readFileSync(api.config.acmeCaRoot, 'utf8')] })
     }
-    const stored = () => (accountRow.get() as { account_key: string } | undefined)?.account_key
-    if (!stored()) saveAccount.run(api.secrets.encrypt((await client.crypto.createPrivateKey()).toString()))
+    const stored = () => (q.accountRow.get() as { account_key: string } | undefined)?.account_key
+    if (!stored()) q.saveAccount.run(api.secrets.encrypt((await client.crypto.createPrivateKey()).toString()))
     return { client, accountKey: api.secrets.decrypt(stored() as string) }
   }
 
@@ -84,7 +86,7 @@ export function dns01Service(api: HearthApi<typeof ProxyConfig>, provider: DnsPr
       },
     })
     const cert = new X509Certificate(pem)
-    save.run({
+    q.save.run({
       domain,
       certificate: pem,
       private_key: api.secrets.encrypt(key.toString()),
@@ -112,7 +114,7 @@ export function dns01Service(api: HearthApi<typeof ProxyConfig>, provider: DnsPr
         .catch((err: unknown) => {
           const message = `ACME DNS-01 for ${domain} failed: ${(err as Error).message}`.slice(0, 500)
           api.log.warn({ domain, err: (err as Error).message }, 'certificate not issued')
-          save.run({ domain, certificate: null, private_key: null, not_after: null, error: message, updated_at: iso() })
+          q.save.run({ domain, certificate: null, private_key: null, not_after: null, error: message, updated_at: iso() })
           changed({ status: 'error', error: message })
         })
         .finally(() => running.delete(domain))
@@ -123,7 +125,7 @@ export function dns01Service(api: HearthApi<typeof ProxyConfig>, provider: DnsPr
     /** Keeps a certificate obtained elsewhere (Tailscale's `tailscale cert`) to serve like an issued one. */
     adopt(domain: string, pem: string, key: string): void {
       const cert = new X509Certificate(pem)
-      save.run({
+      q.save.run({
         domain,
         certificate: pem,
         private_key: api.secrets.encrypt(key),
@@ -135,24 +137,24 @@ export function dns01Service(api: HearthApi<typeof ProxyConfig>, provider: DnsPr
 
     /** The certificate and key Hearth holds for a domain, for Caddy. */
     held(domain: string): { pem: string; key: string } | null {
-      const row = get.get(domain) as CertRow | undefined
+      const row = q.get.get(domain) as CertRow | undefined
       return row?.certificate && row.private_key ? { pem: row.certificate, key: api.secrets.decrypt(row.private_key) } : null
     },
 
     status(domain: string): { pem: string | null; error: string | null; issuing: boolean } | null {
-      const row = get.get(domain) as CertRow | undefined
+      const row = q.get.get(domain) as CertRow | undefined
       if (!row && !running.has(domain)) return null
       return { pem: row?.certificate ?? null, error: row?.error ?? null, issuing: running.has(domain) }
     },
 
     /** Domains whose certificate ends within 30 days (or never came): the renewal job's list. */
     due(): string[] {
-      return (all.all() as CertRow[])
+      return (q.all.all() as CertRow[])
         .filter((r) => !r.not_after || Date.parse(r.not_after) - api.now() < RENEW_DAYS * DAY)
         .map((r) => r.domain)
     },
 
-    forget: (domain: string) => void forget.run(domain),
+    forget: (domain: string) => void q.forget.run(domain),
   }
 }
 export type Dns01Service = ReturnType<typeof dns01Service>

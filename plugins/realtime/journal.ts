@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../core/plugin-api.js'
 
 /**
  * The bounded, persisted journal of event messages behind `?since=<seq>`.
@@ -48,14 +49,18 @@ interface State {
 }
 
 export function createJournal(db: Database.Database, opts: JournalOptions) {
-  const insert = db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message) VALUES (?, ?, ?, ?, ?)')
-  const after = db.prepare<[number, number, string | null], { seq: number; user_id: string | null; type: string; message: string }>(
-    'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? AND (user_id = ? OR user_id IS NULL) ORDER BY seq',
-  )
-  const cutBySize = db.prepare<[number], { seq: number }>('SELECT seq FROM realtime_journal ORDER BY seq DESC LIMIT 1 OFFSET ?')
-  const cutByAge = db.prepare<[number], { seq: number | null }>('SELECT max(seq) AS seq FROM realtime_journal WHERE at_ms < ?')
-  const remove = db.prepare('DELETE FROM realtime_journal WHERE seq <= ?')
-  const saveState = db.prepare('UPDATE realtime_journal_state SET trimmed_through = ?, last_seq = ?, clean = ? WHERE id = 1')
+  // Prepared on first use: most daemons never replay or trim (docs/performance.md, sixth pass).
+  const q = preparedOnUse(db, {
+    insert: () => db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message) VALUES (?, ?, ?, ?, ?)'),
+    after: () =>
+      db.prepare<[number, number, string | null], { seq: number; user_id: string | null; type: string; message: string }>(
+        'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? AND (user_id = ? OR user_id IS NULL) ORDER BY seq',
+      ),
+    cutBySize: () => db.prepare<[number], { seq: number }>('SELECT seq FROM realtime_journal ORDER BY seq DESC LIMIT 1 OFFSET ?'),
+    cutByAge: () => db.prepare<[number], { seq: number | null }>('SELECT max(seq) AS seq FROM realtime_journal WHERE at_ms < ?'),
+    remove: () => db.prepare('DELETE FROM realtime_journal WHERE seq <= ?'),
+    saveState: () => db.prepare('UPDATE realtime_journal_state SET trimmed_through = ?, last_seq = ?, clean = ? WHERE id = 1'),
+  })
 
   const state = db.prepare('SELECT trimmed_through, last_seq, clean FROM realtime_journal_state WHERE id = 1').get() as State
   const newest = (db.prepare('SELECT max(seq) AS seq FROM realtime_journal').get() as { seq: number | null }).seq ?? 0
@@ -66,7 +71,7 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     last += MAX_PENDING
     trimmedThrough = last
   }
-  saveState.run(trimmedThrough, last, 0)
+  q.saveState.run(trimmedThrough, last, 0)
 
   let pending: Array<[number, string | null, string, number, string]> = []
   let scheduled = false
@@ -75,7 +80,7 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
   const trimEvery = Math.max(64, Math.ceil(opts.size / 10))
 
   const write = db.transaction((rows: typeof pending) => {
-    for (const row of rows) insert.run(...row)
+    for (const row of rows) q.insert.run(...row)
   })
 
   let retry: { timer: NodeJS.Timeout; ms: number } | null = null
@@ -127,13 +132,13 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
    */
   const trim = db.transaction((): number => {
     sinceTrim = 0
-    const bySize = cutBySize.get(opts.size)?.seq ?? 0
-    const byAge = cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
+    const bySize = q.cutBySize.get(opts.size)?.seq ?? 0
+    const byAge = q.cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
     const cut = Math.max(bySize, byAge)
     if (cut <= trimmedThrough) return 0
-    const removed = remove.run(cut).changes
+    const removed = q.remove.run(cut).changes
     trimmedThrough = cut
-    saveState.run(trimmedThrough, last, 0)
+    q.saveState.run(trimmedThrough, last, 0)
     return removed
   }).immediate
 
@@ -175,7 +180,7 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     replay(since: number, userId: string | null): Replay {
       if (since < trimmedThrough || since > last) return { resync: true, last }
       if (!db.inTransaction) flush()
-      const written = after.all(since, last, userId).map((r) => ({ seq: r.seq, userId: r.user_id, type: r.type, message: r.message }))
+      const written = q.after.all(since, last, userId).map((r) => ({ seq: r.seq, userId: r.user_id, type: r.type, message: r.message }))
       // Rows still queued (a replay from inside a transaction) come from memory.
       const queued = pending
         .filter(([seq, owner]) => seq > since && (owner === userId || owner === null))
@@ -192,7 +197,7 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
       closed = true
       if (retry) clearTimeout(retry.timer)
       try {
-        saveState.run(trimmedThrough, last, pending.length === 0 ? 1 : 0)
+        q.saveState.run(trimmedThrough, last, pending.length === 0 ? 1 : 0)
       } catch (err) {
         // Still refused: the state stays "not clean", so the next start makes every older cursor resync.
         opts.onError?.(err as Error, 'write')

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../core/plugin-api.js'
 
 /** The sync plugin's tables (migrations/001-init.sql); every read of a user's rows is scoped by user_id. */
 export type ConnectorKind = 'carddav' | 'caldav' | 'google_keep'
@@ -48,57 +49,68 @@ export interface RunRow {
 export type RunCounts = Pick<RunRow, 'created' | 'updated' | 'deleted' | 'unchanged' | 'failed'>
 
 export function syncStore(db: Database.Database) {
-  const q = {
-    insert: db.prepare(
-      `INSERT INTO sync_connectors (id, user_id, kind, label, url, username, password_enc, schedule, allow_private, created_at, updated_at)
+  const q = preparedOnUse(db, {
+    insert: () =>
+      db.prepare(
+        `INSERT INTO sync_connectors (id, user_id, kind, label, url, username, password_enc, schedule, allow_private, created_at, updated_at)
        VALUES (@id, @user_id, @kind, @label, @url, @username, @password_enc, @schedule, @allow_private, @created_at, @updated_at)`,
-    ),
-    get: db.prepare<[string, string], ConnectorRow>('SELECT * FROM sync_connectors WHERE user_id = ? AND id = ?'),
-    byId: db.prepare<[string], ConnectorRow>('SELECT * FROM sync_connectors WHERE id = ?'),
-    list: db.prepare<[string, number, number], ConnectorRow>(
-      'SELECT * FROM sync_connectors WHERE user_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
-    ),
-    count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM sync_connectors WHERE user_id = ?'),
-    all: db.prepare<[], ConnectorRow>('SELECT * FROM sync_connectors'),
-    remove: db.prepare<[string, string]>('DELETE FROM sync_connectors WHERE user_id = ? AND id = ?'),
-    access: db.prepare<[number, number, string]>(
-      'UPDATE sync_connectors SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
-    ),
-    links: db.prepare<[string], LinkRow>('SELECT * FROM sync_links WHERE connector_id = ?'),
-    putLink: db.prepare(
-      `INSERT INTO sync_links (connector_id, href, part, collection, resource, record_id, etag)
+      ),
+    get: () => db.prepare<[string, string], ConnectorRow>('SELECT * FROM sync_connectors WHERE user_id = ? AND id = ?'),
+    byId: () => db.prepare<[string], ConnectorRow>('SELECT * FROM sync_connectors WHERE id = ?'),
+    list: () =>
+      db.prepare<[string, number, number], ConnectorRow>(
+        'SELECT * FROM sync_connectors WHERE user_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
+      ),
+    count: () => db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM sync_connectors WHERE user_id = ?'),
+    all: () => db.prepare<[], ConnectorRow>('SELECT * FROM sync_connectors'),
+    remove: () => db.prepare<[string, string]>('DELETE FROM sync_connectors WHERE user_id = ? AND id = ?'),
+    access: () =>
+      db.prepare<[number, number, string]>(
+        'UPDATE sync_connectors SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
+      ),
+    links: () => db.prepare<[string], LinkRow>('SELECT * FROM sync_links WHERE connector_id = ?'),
+    putLink: () =>
+      db.prepare(
+        `INSERT INTO sync_links (connector_id, href, part, collection, resource, record_id, etag)
        VALUES (@connector_id, @href, @part, @collection, @resource, @record_id, @etag)
        ON CONFLICT (connector_id, href, part) DO UPDATE SET collection = excluded.collection, record_id = excluded.record_id, etag = excluded.etag`,
-    ),
-    dropLink: db.prepare<[string, string, string]>('DELETE FROM sync_links WHERE connector_id = ? AND href = ? AND part = ?'),
-    token: db.prepare<[string, string], { sync_token: string | null }>(
-      'SELECT sync_token FROM sync_collections WHERE connector_id = ? AND href = ?',
-    ),
-    putToken: db.prepare<[string, string, string | null]>(
-      `INSERT INTO sync_collections (connector_id, href, sync_token) VALUES (?, ?, ?)
+      ),
+    dropLink: () => db.prepare<[string, string, string]>('DELETE FROM sync_links WHERE connector_id = ? AND href = ? AND part = ?'),
+    token: () =>
+      db.prepare<[string, string], { sync_token: string | null }>(
+        'SELECT sync_token FROM sync_collections WHERE connector_id = ? AND href = ?',
+      ),
+    putToken: () =>
+      db.prepare<[string, string, string | null]>(
+        `INSERT INTO sync_collections (connector_id, href, sync_token) VALUES (?, ?, ?)
        ON CONFLICT (connector_id, href) DO UPDATE SET sync_token = excluded.sync_token`,
-    ),
-    dropTokensExcept: db.prepare<[string, string]>(
-      'DELETE FROM sync_collections WHERE connector_id = ? AND href NOT IN (SELECT value FROM json_each(?))',
-    ),
-    startRun: db.prepare(
-      `INSERT INTO sync_runs (id, connector_id, user_id, trigger, status, started_at) VALUES (@id, @connector_id, @user_id, @trigger, 'running', @started_at)`,
-    ),
-    finishRun: db.prepare(
-      `UPDATE sync_runs SET status = @status, finished_at = @finished_at, created = @created, updated = @updated, deleted = @deleted,
+      ),
+    dropTokensExcept: () =>
+      db.prepare<[string, string]>('DELETE FROM sync_collections WHERE connector_id = ? AND href NOT IN (SELECT value FROM json_each(?))'),
+    startRun: () =>
+      db.prepare(
+        `INSERT INTO sync_runs (id, connector_id, user_id, trigger, status, started_at) VALUES (@id, @connector_id, @user_id, @trigger, 'running', @started_at)`,
+      ),
+    finishRun: () =>
+      db.prepare(
+        `UPDATE sync_runs SET status = @status, finished_at = @finished_at, created = @created, updated = @updated, deleted = @deleted,
        unchanged = @unchanged, failed = @failed, error = @error WHERE id = @id`,
-    ),
-    run: db.prepare<[string], RunRow>('SELECT * FROM sync_runs WHERE id = ?'),
-    runs: db.prepare<[string, string, number, number], RunRow>(
-      'SELECT * FROM sync_runs WHERE user_id = ? AND connector_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?',
-    ),
-    runCount: db.prepare<[string, string], { n: number }>('SELECT count(*) AS n FROM sync_runs WHERE user_id = ? AND connector_id = ?'),
-    lastRun: db.prepare<[string], RunRow>('SELECT * FROM sync_runs WHERE connector_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1'),
+      ),
+    run: () => db.prepare<[string], RunRow>('SELECT * FROM sync_runs WHERE id = ?'),
+    runs: () =>
+      db.prepare<[string, string, number, number], RunRow>(
+        'SELECT * FROM sync_runs WHERE user_id = ? AND connector_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?',
+      ),
+    runCount: () =>
+      db.prepare<[string, string], { n: number }>('SELECT count(*) AS n FROM sync_runs WHERE user_id = ? AND connector_id = ?'),
+    lastRun: () =>
+      db.prepare<[string], RunRow>('SELECT * FROM sync_runs WHERE connector_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1'),
     // The log keeps the latest 100 runs of a connector.
-    trimRuns: db.prepare<[string, string]>(
-      'DELETE FROM sync_runs WHERE connector_id = ? AND id NOT IN (SELECT id FROM sync_runs WHERE connector_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 100)',
-    ),
-  }
+    trimRuns: () =>
+      db.prepare<[string, string]>(
+        'DELETE FROM sync_runs WHERE connector_id = ? AND id NOT IN (SELECT id FROM sync_runs WHERE connector_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 100)',
+      ),
+  })
 
   return {
     insert(row: ConnectorRow) {

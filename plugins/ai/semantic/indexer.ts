@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { FastifyBaseLogger } from 'fastify'
-import type { HearthEvent } from '../../../core/plugin-api.js'
+import { type HearthEvent, preparedOnUse } from '../../../core/plugin-api.js'
 import type { ApiRecord, RecordsService } from '../../records/public.js'
 import type { AiConfig } from '../config.js'
 import type { SettingsStore } from '../settings.js'
@@ -84,14 +84,17 @@ export interface IndexerDeps {
 }
 
 export function createIndexer(d: IndexerDeps): Indexer {
-  const getState = d.db.prepare<[string], StateRow>('SELECT * FROM ai_index_state WHERE user_id = ?')
-  const putState = d.db.prepare(
-    `INSERT INTO ai_index_state (user_id, status, total, done, failed, model, dims, error, started_at, finished_at)
+  const q = preparedOnUse(d.db, {
+    getState: () => d.db.prepare<[string], StateRow>('SELECT * FROM ai_index_state WHERE user_id = ?'),
+    putState: () =>
+      d.db.prepare(
+        `INSERT INTO ai_index_state (user_id, status, total, done, failed, model, dims, error, started_at, finished_at)
      VALUES (@user_id, @status, @total, @done, @failed, @model, @dims, @error, @started_at, @finished_at)
      ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, total = excluded.total, done = excluded.done,
        failed = excluded.failed, model = excluded.model, dims = excluded.dims, error = excluded.error,
        started_at = excluded.started_at, finished_at = excluded.finished_at`,
-  )
+      ),
+  })
   const iso = () => new Date(d.now()).toISOString()
   const queues = new Map<string, Map<string, Pending>>()
   const running = new Map<string, Promise<void>>()
@@ -104,7 +107,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
 
   const save = (userId: string, patch: Partial<StateRow>) => {
     if (cancelled.has(userId)) return
-    const before = getState.get(userId) ?? {
+    const before = q.getState.get(userId) ?? {
       status: 'empty' as IndexStatus,
       total: 0,
       done: 0,
@@ -115,7 +118,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
       started_at: null,
       finished_at: null,
     }
-    putState.run({ user_id: userId, ...before, ...patch })
+    q.putState.run({ user_id: userId, ...before, ...patch })
   }
 
   const later = (ms: number, fn: () => void) => {
@@ -185,7 +188,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
       const attempts = Math.max(...batch.map((p) => ++p.attempts))
       if (attempts >= d.config.maxAttempts) {
         for (const p of batch) queue.delete(`${p.type}:${p.id}`)
-        const st = getState.get(userId)
+        const st = q.getState.get(userId)
         save(userId, { failed: (st?.failed ?? 0) + batch.length, error: (err as Error).message })
         d.log.warn({ user: userId, changes: batch.length, err: (err as Error).message }, 'semantic index: changes dropped after retries')
         if (queue.size > 0) schedule(userId, 0)
@@ -210,7 +213,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
 
   /** One check of the user per event (an import's ids share it), not one pair of queries per id. */
   const enqueue = (userId: string, type: SemanticType, ids: readonly string[]) => {
-    if (ids.length === 0 || !getState.get(userId) || !d.settings.has(userId)) return
+    if (ids.length === 0 || !q.getState.get(userId) || !d.settings.has(userId)) return
     let queue = queues.get(userId)
     if (!queue) queues.set(userId, (queue = new Map()))
     for (const id of ids) queue.set(`${type}:${id}`, { type, id, attempts: 0 })
@@ -223,7 +226,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
       const type = TYPE_OF_EVENT[prefix]
       const data = e.data as { ids?: string[]; ids_truncated?: boolean; id?: string } | null
       if (e.type.endsWith('.imported')) {
-        if (data?.ids_truncated && getState.get(e.userId)) reindex(e.userId)
+        if (data?.ids_truncated && q.getState.get(e.userId)) reindex(e.userId)
         else enqueue(e.userId, type, data?.ids ?? [])
         return
       }
@@ -264,7 +267,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
         .finally(() => {
           running.delete(userId)
           cancelled.delete(userId)
-          if (rerun.delete(userId) && getState.get(userId)) reindex(userId)
+          if (rerun.delete(userId) && q.getState.get(userId)) reindex(userId)
           else if (queues.get(userId)?.size) schedule(userId, 0)
         })
       running.set(userId, p)
@@ -273,7 +276,7 @@ export function createIndexer(d: IndexerDeps): Indexer {
   }
 
   const state = (userId: string): IndexState => {
-    const row = getState.get(userId)
+    const row = q.getState.get(userId)
     const model = d.settings.view(userId).embedding_model ?? row?.model ?? null
     return {
       status: row?.status ?? 'empty',
@@ -294,10 +297,10 @@ export function createIndexer(d: IndexerDeps): Indexer {
   return {
     state,
     reindex,
-    exists: (userId) => getState.get(userId) !== undefined,
+    exists: (userId) => q.getState.get(userId) !== undefined,
     settingsChanged(userId) {
       if (running.has(userId)) rerun.add(userId)
-      else if (getState.get(userId)) reindex(userId)
+      else if (q.getState.get(userId)) reindex(userId)
     },
     forget(userId) {
       if (running.has(userId)) cancelled.add(userId)

@@ -9,6 +9,7 @@ import * as sqliteVec from 'sqlite-vec'
 import type { SemanticType } from './text.js'
 import { markVecIndexDirty, MAX_K, ownerKey, syncVecIndex, vecIndex } from './vec-index.js'
 import { dot, fromBlob, roundScore, toBlob } from './vectors.js'
+import { preparedOnUse } from '../../../core/plugin-api.js'
 
 export type VectorSearchMode = 'sqlite-vec' | 'scan'
 
@@ -55,14 +56,17 @@ export function loadVectorExtension(db: Database.Database, wanted: 'auto' | 'sca
 }
 
 export function vectorStore(db: Database.Database, mode: VectorSearchMode): VectorStore {
-  const upsert = db.prepare(
-    `INSERT INTO ai_embeddings (user_id, type, record_id, model, dims, text_hash, vector, updated_at)
+  const stmts = preparedOnUse(db, {
+    upsert: () =>
+      db.prepare(
+        `INSERT INTO ai_embeddings (user_id, type, record_id, model, dims, text_hash, vector, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (user_id, type, record_id) DO UPDATE SET model = excluded.model, dims = excluded.dims,
        text_hash = excluded.text_hash, vector = excluded.vector, updated_at = excluded.updated_at`,
-  )
-  const del = db.prepare('DELETE FROM ai_embeddings WHERE user_id = ? AND type = ? AND record_id = ?')
-  const locate = db.prepare('SELECT rowid, dims FROM ai_embeddings WHERE user_id = ? AND type = ? AND record_id = ?')
+      ),
+    del: () => db.prepare('DELETE FROM ai_embeddings WHERE user_id = ? AND type = ? AND record_id = ?'),
+    locate: () => db.prepare('SELECT rowid, dims FROM ai_embeddings WHERE user_id = ? AND type = ? AND record_id = ?'),
+  })
   // With sqlite-vec, vec0 tables mirror the embeddings; without it, writes mark them stale.
   const ann = mode === 'sqlite-vec' ? vecIndex(db) : null
   if (ann) syncVecIndex(db, ann)
@@ -73,10 +77,10 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
     markedDirty = true
   }
   const removeRow = (userId: string, type: SemanticType, id: string) => {
-    const row = locate.get(userId, type, id) as { rowid: number; dims: number } | undefined
+    const row = stmts.locate.get(userId, type, id) as { rowid: number; dims: number } | undefined
     if (!row) return
     ann?.remove(row.rowid, row.dims)
-    del.run(userId, type, id)
+    stmts.del.run(userId, type, id)
     wrote()
   }
   const typeFilter = (types: readonly string[]) => `type IN (${types.map(() => '?').join(', ')})`
@@ -146,11 +150,11 @@ export function vectorStore(db: Database.Database, mode: VectorSearchMode): Vect
     upsert(userId, model, rows, at) {
       db.transaction(() => {
         for (const r of rows) {
-          const before = ann ? (locate.get(userId, r.type, r.id) as { rowid: number; dims: number } | undefined) : undefined
+          const before = ann ? (stmts.locate.get(userId, r.type, r.id) as { rowid: number; dims: number } | undefined) : undefined
           if (before && before.dims !== r.vector.length) ann?.remove(before.rowid, before.dims)
           const blob = toBlob(r.vector)
-          upsert.run(userId, r.type, r.id, model, r.vector.length, r.hash, blob, at)
-          const rowid = before?.rowid ?? (locate.get(userId, r.type, r.id) as { rowid: number }).rowid
+          stmts.upsert.run(userId, r.type, r.id, model, r.vector.length, r.hash, blob, at)
+          const rowid = before?.rowid ?? (stmts.locate.get(userId, r.type, r.id) as { rowid: number }).rowid
           ann?.put(rowid, ownerKey(userId, model), r.type, blob, r.vector.length)
         }
         wrote()

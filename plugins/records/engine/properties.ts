@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../../core/plugin-api.js'
 
 /**
  * The store of format properties Hearth has no field for, one row per record
@@ -25,38 +26,44 @@ export interface PropertyStore {
 }
 
 export function propertyStore(db: Database.Database): PropertyStore {
-  const upsert = db.prepare(
-    'INSERT INTO records_properties (record_id, user_id, resource, lines) VALUES (?, ?, ?, ?) ' +
-      'ON CONFLICT(record_id) DO UPDATE SET lines = excluded.lines WHERE records_properties.user_id = excluded.user_id',
-  )
-  const drop = db.prepare('DELETE FROM records_properties WHERE record_id = ? AND user_id = ?')
-  const one = db.prepare<[string, string, string], { lines: string }>(
-    'SELECT lines FROM records_properties WHERE record_id = ? AND user_id = ? AND resource = ?',
-  )
-  const all = db.prepare<[string, string], { record_id: string; lines: string }>(
-    'SELECT record_id, lines FROM records_properties WHERE user_id = ? AND resource = ?',
-  )
-  const having = db.prepare<[string, string, string, string], { record_id: string }>(
-    'SELECT DISTINCT p.record_id FROM records_properties p, json_each(p.lines) j ' +
-      "WHERE p.user_id = ? AND p.resource = ? AND json_extract(j.value, '$[0]') = ? AND json_extract(j.value, '$[2]') = ?",
-  )
+  const q = preparedOnUse(db, {
+    upsert: () =>
+      db.prepare(
+        'INSERT INTO records_properties (record_id, user_id, resource, lines) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT(record_id) DO UPDATE SET lines = excluded.lines WHERE records_properties.user_id = excluded.user_id',
+      ),
+    drop: 'DELETE FROM records_properties WHERE record_id = ? AND user_id = ?',
+    one: () =>
+      db.prepare<[string, string, string], { lines: string }>(
+        'SELECT lines FROM records_properties WHERE record_id = ? AND user_id = ? AND resource = ?',
+      ),
+    all: () =>
+      db.prepare<[string, string], { record_id: string; lines: string }>(
+        'SELECT record_id, lines FROM records_properties WHERE user_id = ? AND resource = ?',
+      ),
+    having: () =>
+      db.prepare<[string, string, string, string], { record_id: string }>(
+        'SELECT DISTINCT p.record_id FROM records_properties p, json_each(p.lines) j ' +
+          "WHERE p.user_id = ? AND p.resource = ? AND json_extract(j.value, '$[0]') = ? AND json_extract(j.value, '$[2]') = ?",
+      ),
+  })
   return {
-    recordsWith: (userId, resource, name, value) => having.all(userId, resource, name, value).map((r) => r.record_id),
+    recordsWith: (userId, resource, name, value) => q.having.all(userId, resource, name, value).map((r) => r.record_id),
     set(userId, resource, recordId, lines) {
       const kept = bounded(lines)
-      if (kept.length) upsert.run(recordId, userId, resource, JSON.stringify(kept))
-      else drop.run(recordId, userId)
+      if (kept.length) q.upsert.run(recordId, userId, resource, JSON.stringify(kept))
+      else q.drop.run(recordId, userId)
     },
     of(userId, resource, recordIds) {
       const out = new Map<string, StoredProperty[]>()
       for (const id of recordIds) {
-        const row = one.get(id, userId, resource)
+        const row = q.one.get(id, userId, resource)
         if (row) out.set(id, JSON.parse(row.lines) as StoredProperty[])
       }
       return out
     },
     forUser(userId, resource) {
-      return new Map(all.all(userId, resource).map((r) => [r.record_id, JSON.parse(r.lines) as StoredProperty[]]))
+      return new Map(q.all.all(userId, resource).map((r) => [r.record_id, JSON.parse(r.lines) as StoredProperty[]]))
     },
   }
 }

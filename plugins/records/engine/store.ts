@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { preparedOnUse } from '../../../core/plugin-api.js'
 import { etagOf } from './etag.js'
 import type { RecordCache } from './record-cache.js'
 import type { ApiRecord, ResourceDefinition } from './types.js'
@@ -43,27 +44,24 @@ export class RecordStore {
     const t = def.name
     this.columns = Object.keys(def.columns)
     const writable = [...this.columns, ...MANAGED]
-    this.stmt = {
-      get: db.prepare(`SELECT * FROM ${t} WHERE id = ? AND user_id = ?`),
+    // Prepared on first use: an idle daemon, or one whose users never touch a resource, runs none of them.
+    this.stmt = preparedOnUse(db, {
+      get: `SELECT * FROM ${t} WHERE id = ? AND user_id = ?`,
       // CROSS JOIN keeps the keys as the outer loop, each row found by its primary key: left to the
       // planner, the user_id term walked the user's whole index (1,200,000 notes: 0.3-1.2 s a page).
-      bySeq: db.prepare(`SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`),
-      insert: db.prepare(
-        `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
-      ),
-      update: db.prepare(
+      bySeq: `SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`,
+      insert: `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
+      update:
         `UPDATE ${t} SET ${[...this.columns, 'updated_at'].map((c) => `${c} = @${c}`).join(', ')}, version = version + 1 ` +
-          `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version, seq`,
-      ),
-      setDeleted: db.prepare(
+        `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version, seq`,
+      setDeleted:
         `UPDATE ${t} SET deleted_at = @deleted_at, version = version + 1 ` +
-          `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version, seq`,
-      ),
-      remove: db.prepare(`DELETE FROM ${t} WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected)`),
-      all: db.prepare(`SELECT * FROM ${t} WHERE user_id = ? ORDER BY seq`),
-      allActive: db.prepare(`SELECT * FROM ${t} WHERE user_id = ? AND deleted_at IS NULL ORDER BY seq`),
-      purge: db.prepare(`DELETE FROM ${t} WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id, user_id`),
-    }
+        `WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected) RETURNING version, seq`,
+      remove: `DELETE FROM ${t} WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected)`,
+      all: `SELECT * FROM ${t} WHERE user_id = ? ORDER BY seq`,
+      allActive: `SELECT * FROM ${t} WHERE user_id = ? AND deleted_at IS NULL ORDER BY seq`,
+      purge: `DELETE FROM ${t} WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id, user_id`,
+    })
   }
 
   /** A row as the API returns it: id, the resource's columns, then source, timestamps and etag. */
