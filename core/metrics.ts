@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import type {} from '@fastify/swagger'
-import { Counter, Gauge, Registry } from 'prom-client'
+import type { Counter, Gauge, Registry } from 'prom-client'
 import type { Authenticate } from './auth/authenticate.js'
 import { roleAllows } from './auth/guards.js'
 import { HttpError } from './errors.js'
@@ -26,30 +26,56 @@ export interface Metrics {
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/
 
+type PromClient = typeof import('prom-client')
+/** One metric put into the registry once prom-client is loaded. */
+type Step = (prom: PromClient, registry: Registry) => void
+
 export function createMetrics(deps: { db: Database.Database; dbPath: string; hal: Hal }): Metrics & {
-  registry: Registry
   install(app: FastifyInstance, authenticate: Authenticate): void
 } {
-  const registry = new Registry()
-  const tally = createRequestTally(registry, {
+  // prom-client (its source, its registry and metric objects) is loaded on the first scrape, not at start: until
+  // then a metric is its name, checked as prom-client checks it, and the step that registers it (issue 11, idle
+  // memory). The steps run in the order they were given: the registry writes its metrics in that order.
+  const names = new Set<string>()
+  const pending: Step[] = []
+  let loaded: { prom: PromClient; registry: Registry } | undefined
+  const add = (name: string, help: string, labelNames: string[], step: Step) => {
+    checkMetric(name, help, labelNames, names)
+    names.add(name)
+    if (loaded) step(loaded.prom, loaded.registry)
+    else pending.push(step)
+  }
+  let registry: Promise<Registry> | undefined
+  const scraped = () =>
+    // `.default`: prom-client is CommonJS, its module object is the default export (in the bundle's chunk, only that).
+    (registry ??= import('prom-client').then(({ default: prom }) => {
+      loaded = { prom, registry: new prom.Registry() }
+      for (const step of pending.splice(0)) step(prom, loaded.registry)
+      return loaded.registry
+    }))
+
+  const tally = createRequestTally({
     requests: 'hearth_http_requests_total',
     requestsHelp: 'HTTP requests answered, by route pattern, method and status',
     latency: 'hearth_http_request_duration_seconds',
     latencyHelp: 'Time to answer, by route pattern and method',
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   })
+  for (const metric of tally.metrics) add(metric.name, metric.help, [], (_prom, r) => r.registerMetric(metric as never))
   const metrics: Metrics = {
     register(kind, name, help, labelNames, collect) {
-      const Kind = kind === 'counter' ? Counter : Gauge
-      new Kind({
-        name,
-        help,
-        labelNames,
-        registers: [registry],
-        collect(this: Counter | Gauge) {
-          this.reset()
-          for (const s of collect()) (this as Gauge).inc(s.labels ?? {}, s.value)
-        },
+      add(name, help, labelNames, ({ Counter, Gauge }, r) => {
+        const Kind = kind === 'counter' ? Counter : Gauge
+        new Kind({
+          name,
+          help,
+          labelNames,
+          registers: [r],
+          collect(this: Counter | Gauge) {
+            this.reset()
+            for (const s of collect()) (this as Gauge).inc(s.labels ?? {}, s.value)
+          },
+        })
       })
     },
   }
@@ -62,7 +88,6 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
 
   return {
     ...metrics,
-    registry,
     install(app, authenticate) {
       // One series per route pattern, never the raw URL. Each route gets its own onResponse hook
       // knowing its pattern (no per-request lookup of the route's options, no key strings).
@@ -85,6 +110,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
           const auth = await authenticate(request.headers)
           if (!roleAllows(auth, 'admin')) throw new HttpError('FORBIDDEN')
         }
+        const registry = await scraped()
         return reply.type(registry.contentType).send(await registry.metrics())
       })
     },
@@ -97,4 +123,16 @@ function fileSize(path: string): number {
   } catch {
     return 0
   }
+}
+
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
+
+/** What prom-client's metric constructor and registry refuse, refused when the metric is given, with their messages. */
+function checkMetric(name: string, help: string, labelNames: string[], taken: ReadonlySet<string>): void {
+  if (!help) throw new Error('Missing mandatory help parameter')
+  if (!name) throw new Error('Missing mandatory name parameter')
+  if (!METRIC_NAME.test(name)) throw new Error('Invalid metric name')
+  if (!labelNames.every((label) => LABEL_NAME.test(label))) throw new Error('Invalid label name')
+  if (taken.has(name)) throw new Error(`A metric with the name ${name} has already been registered.`)
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { RouteGuards } from './auth/context.js'
 import { registerDocsUi } from './docs-ui.js'
 import { errorEntry } from './errors.js'
+import { declaredResponses } from './response-keys.js'
 import { routeErrors } from './route-pipeline.js'
 import { ErrorBody } from './schemas.js'
 
@@ -139,7 +140,10 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       const config = ((route as RouteOptions).config ?? {}) as RouteGuards
       const documented: Record<string, unknown> = {
         ...given,
-        response: { ...(given.response as object), ...errorResponses(routeErrors(config, given)) },
+        response: {
+          ...declaredResponses(given.response as Record<string, unknown> | undefined),
+          ...errorResponses(routeErrors(config, given)),
+        },
       }
       // A route's own headers (If-Match) are documented beside the user header, not instead of it.
       if (config.auth !== false && config.userContext !== false) documented.headers = withUserHeader(given.headers)

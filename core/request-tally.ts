@@ -1,14 +1,25 @@
-import type { Registry } from 'prom-client'
-
 /**
  * The per-request metrics (requests by route, method and status; latency by route and method),
  * written by every answer. prom-client's labelled `inc()`/`observe()` validate and hash their labels
  * on each call (~0.5 µs a request on by-id reads); here each series is a tally of plain numbers
  * resolved once, and the registry reads the tallies when scraped, in prom-client's own text format.
+ * Plain objects: prom-client itself is loaded on the first scrape (core/metrics.ts).
  */
 export interface RequestTally {
   /** The recorder of one route pattern: count and latency by method and status. */
   route(pattern: string): (method: string, status: number, ms: number) => void
+  /** The two metrics, in prom-client's Metric shape, for `registry.registerMetric`. */
+  metrics: TallyMetric[]
+}
+
+/** What prom-client's registry reads of a metric (its own Counter and Histogram answer the same). */
+export interface TallyMetric {
+  name: string
+  help: string
+  type: 'counter' | 'histogram'
+  aggregator: 'sum'
+  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: unknown[] }>
+  reset(): void
 }
 
 interface Tally {
@@ -24,21 +35,24 @@ interface Latency {
   count: number
 }
 
-export function createRequestTally(
-  registry: Registry,
-  names: { requests: string; requestsHelp: string; latency: string; latencyHelp: string; buckets: number[] },
-): RequestTally {
+export function createRequestTally(names: {
+  requests: string
+  requestsHelp: string
+  latency: string
+  latencyHelp: string
+  buckets: number[]
+}): RequestTally {
   const counted: Tally[] = []
   const timed: Latency[] = []
   const { buckets } = names
 
-  register(registry, names.requests, names.requestsHelp, 'counter', {
+  const requests = metric(names.requests, names.requestsHelp, 'counter', {
     values: () => counted.map((c) => ({ labels: c.labels, value: c.n })),
     reset: () => {
       for (const c of counted) c.n = 0
     },
   })
-  register(registry, names.latency, names.latencyHelp, 'histogram', {
+  const latency = metric(names.latency, names.latencyHelp, 'histogram', {
     values: () =>
       timed.flatMap((t) => {
         let acc = 0
@@ -63,6 +77,7 @@ export function createRequestTally(
   })
 
   return {
+    metrics: [requests, latency],
     route(pattern) {
       const counts = new Map<string, Tally>()
       const times = new Map<string, Latency>()
@@ -101,14 +116,13 @@ export function createRequestTally(
  * (prom-client's Metric shape, as its own Counter and Histogram answer). A reset zeroes the tallies and
  * keeps the series.
  */
-function register(
-  registry: Registry,
+function metric(
   name: string,
   help: string,
   type: 'counter' | 'histogram',
   tallies: { values: () => Array<{ labels: object; value: number; metricName?: string }>; reset: () => void },
-): void {
-  const metric = {
+): TallyMetric {
+  return {
     name,
     help,
     type,
@@ -116,5 +130,4 @@ function register(
     get: async () => ({ name, help, type, aggregator: 'sum', values: tallies.values() }),
     reset: tallies.reset,
   }
-  registry.registerMetric(metric as never)
 }

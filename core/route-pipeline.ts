@@ -6,6 +6,7 @@ import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
 import { withHook } from './route-hooks.js'
 import { envelopeOf, ListOf, type Page, Single, type Tier } from './schemas.js'
+import { serializerKeys } from './response-keys.js'
 import { statusMap } from './status-map.js'
 
 /**
@@ -93,18 +94,20 @@ function envelopeMode(route: RouteOptions, config: RouteGuards): Mode {
 function contract(route: RouteOptions, config: RouteGuards, mode: Mode, ctx: PipelineContext): RouteSchema {
   const given = (route.schema ?? {}) as RouteSchema
   const schema: RouteSchema = { ...given }
-  if (given.response) {
-    schema.response = statusMap(
+  const response =
+    given.response &&
+    statusMap(
       Object.entries(given.response).map(
         ([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared] as const,
       ),
     )
-  }
+  // Fastify's serializer map gets '2xx' for a single 2xx code; the document still reads the declared codes.
+  if (response) schema.response = serializerKeys(response)
   if (given.hide) return schema
   const method = String(route.method)
   schema.operationId ??= operationIdOf(method, route.url, {
     list: mode === 'list',
-    creates: 'response' in schema && '201' in (schema.response ?? {}),
+    creates: response !== undefined && '201' in response,
   })
   if (method !== 'HEAD') {
     const holder = ctx.operationIds.get(schema.operationId)

@@ -40,6 +40,8 @@ export const EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'sharp', '@fastify/swa
  * use time: a stand-in is not the module object. And only for modules that share no state with the rest of
  * the bundle: each lazy file carries its own copy of what it requires (prom-client's histogram, summary and
  * default metrics are not here for that reason: their copy of the registry would not be prom-client's).
+ * prom-client as a whole is imported on the first scrape instead (core/metrics.ts): esbuild's splitting gives
+ * that dynamic import a chunk of its own, with one copy of everything prom-client requires.
  */
 export const LAZY = [
   // @fastify/swagger's YAML document: /api/v1/docs/yaml only (227 KB).
