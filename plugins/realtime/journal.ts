@@ -56,8 +56,12 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
       db.prepare<[number, number, string | null], { seq: number; user_id: string | null; type: string; message: string }>(
         'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? AND (user_id = ? OR user_id IS NULL) ORDER BY seq',
       ),
-    cutBySize: () => db.prepare<[number], { seq: number }>('SELECT seq FROM realtime_journal ORDER BY seq DESC LIMIT 1 OFFSET ?'),
-    cutByAge: () => db.prepare<[number], { seq: number | null }>('SELECT max(seq) AS seq FROM realtime_journal WHERE at_ms < ?'),
+    // INDEXED BY: left to itself SQLite answers max(seq) by walking the table back from the newest row
+    // until one is old enough, reading every event kept (migrations/002-journal-age-index.sql).
+    cutByAge: () =>
+      db.prepare<[number], { seq: number | null }>(
+        'SELECT max(seq) AS seq FROM realtime_journal INDEXED BY realtime_journal_at_ms WHERE at_ms < ?',
+      ),
     remove: () => db.prepare('DELETE FROM realtime_journal WHERE seq <= ?'),
     saveState: () => db.prepare('UPDATE realtime_journal_state SET trimmed_through = ?, last_seq = ?, clean = ? WHERE id = 1'),
   })
@@ -132,7 +136,10 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
    */
   const trim = db.transaction((): number => {
     sinceTrim = 0
-    const bySize = q.cutBySize.get(opts.size)?.seq ?? 0
+    // The newest `size` events a cursor can resume from: every seq above trimmedThrough was handed out once
+    // and is written or queued (a crash or a dropped overflow moves trimmedThrough past the seqs it lost), so
+    // they are the seqs above last - size. No query: counting back `size` rows read every message they hold.
+    const bySize = last - opts.size
     const byAge = q.cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
     const cut = Math.max(bySize, byAge)
     if (cut <= trimmedThrough) return 0
