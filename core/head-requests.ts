@@ -18,6 +18,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
  * exists, a HEAD request is routed as GET only when no HEAD route matches its path.
  *
  * Logs, metrics and the 404 message still say HEAD: `sentMethod` reads the mark left on the raw request.
+ * A HEAD asking for an upgrade (Upgrade header) is left HEAD: no route answers it (404), as a WebSocket
+ * handshake must be a GET (before, the twin route answered 426).
  */
 const SENT_HEAD = Symbol('hearth.sentHead')
 type Raw = IncomingMessage & { [SENT_HEAD]?: true }
@@ -33,8 +35,13 @@ export function headAsGet(): {
   return {
     exposeHeadRoutes: false,
     rewriteUrl(this: FastifyInstance, req: Raw): string {
-      // The only work a GET or POST pays: one comparison.
-      if (req.method === 'HEAD' && (declared === 0 || this.findRoute({ method: 'HEAD', url: pathOf(req.url) }) === null)) {
+      // The only work a GET or POST pays: one comparison. An upgrade request stays HEAD (RFC 6455: a WebSocket
+      // handshake is a GET; @fastify/websocket upgrades whatever reaches a GET websocket route).
+      if (
+        req.method === 'HEAD' &&
+        req.headers.upgrade === undefined &&
+        (declared === 0 || this.findRoute({ method: 'HEAD', url: pathOf(req.url), constraints: constraintsOf(req) }) === null)
+      ) {
         req.method = 'GET'
         req[SENT_HEAD] = true
       }
@@ -51,6 +58,15 @@ export function headAsGet(): {
 /** The method as the client sent it: HEAD for a HEAD routed as GET. */
 export function sentMethod(request: FastifyRequest | { raw: IncomingMessage; method: string }): string {
   return (request.raw as Raw)[SENT_HEAD] === true ? 'HEAD' : request.method
+}
+
+/** What Fastify's router derives from a request by default: a HEAD route may be declared for a host or a version. */
+function constraintsOf(req: IncomingMessage): Record<string, string> {
+  const constraints: Record<string, string> = {}
+  if (typeof req.headers.host === 'string') constraints.host = req.headers.host
+  const version = req.headers['accept-version']
+  if (typeof version === 'string') constraints.version = version
+  return constraints
 }
 
 function pathOf(url = ''): string {

@@ -48,11 +48,18 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
   let registry: Promise<Registry> | undefined
   const scraped = () =>
     // `.default`: prom-client is CommonJS, its module object is the default export (in the bundle's chunk, only that).
-    (registry ??= import('prom-client').then(({ default: prom }) => {
-      loaded = { prom, registry: new prom.Registry() }
-      for (const step of pending.splice(0)) step(prom, loaded.registry)
-      return loaded.registry
-    }))
+    (registry ??= import('prom-client').then(
+      ({ default: prom }) => {
+        loaded = { prom, registry: new prom.Registry() }
+        for (const step of pending.splice(0)) step(prom, loaded.registry)
+        return loaded.registry
+      },
+      (err: unknown) => {
+        // Not kept: the next scrape tries again (a package upgrade may have replaced the files under it).
+        registry = undefined
+        throw err
+      },
+    ))
 
   const tally = createRequestTally({
     requests: 'hearth_http_requests_total',

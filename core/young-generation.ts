@@ -1,5 +1,6 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { operatorChose } from './v8-flags.js'
 
 /**
  * Keeps V8's young generation from its last doubling while the daemon starts (issue 11, idle memory).
@@ -64,6 +65,8 @@ const REDUCED = 1024 * 1024 // new space (both semi-spaces) once the reducer has
 const FAVOUR_AT_MOST_MS = 30_000
 
 function favourMemoryUntilReduced(): void {
+  // An operator who set it (or its opposite) keeps it.
+  if (operatorChose('optimize-for-size')) return
   setFlagsFromString('--optimize-for-size')
   const since = Date.now()
   const poll = setInterval(() => {

@@ -7,14 +7,15 @@ import type { Duplex } from 'node:stream'
  * answers, but nothing closes the detached socket afterwards (Node's HTTP
  * server no longer tracks it), so a client could park sockets forever and
  * keep the daemon from exiting. Those sockets are cut after a short idle
- * time, and at close.
+ * time, and at close. So is any upgrade request to the WebSocket path that
+ * is not a GET (a HEAD: no route answers it, RFC 6455 handshakes are GETs).
  */
 const IDLE_MS = 2000
 
 export function reapForeignUpgrades(server: Server, wsPath: string): { closeAll(): void } {
   const parked = new Set<Duplex>()
-  const onUpgrade = (req: { url?: string }, socket: Duplex) => {
-    if ((req.url ?? '').split('?')[0] === wsPath) return
+  const onUpgrade = (req: { method?: string; url?: string }, socket: Duplex) => {
+    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === wsPath) return
     parked.add(socket)
     socket.once('close', () => parked.delete(socket))
     if ('setTimeout' in socket && typeof socket.setTimeout === 'function') {

@@ -28,8 +28,13 @@ warm()
 await sleep(1300)
 warm()
 const idle = status()
-const until = Date.now() + 1200
-while (Date.now() < until) hot(1000)
+const burn = (ms) => { const until = Date.now() + ms; while (Date.now() < until) hot(1000) }
+if (process.env.LOAD === 'steady') {
+  // A trickle: 150 ms of every second, never a quarter of a CPU within one.
+  for (let i = 0; i < 6; i++) { burn(150); await sleep(850) }
+} else {
+  burn(1200)
+}
 await sleep(100)
 warm()
 console.log(JSON.stringify({ held, idle, busy: status() }))
@@ -37,11 +42,11 @@ console.log(JSON.stringify({ held, idle, busy: status() }))
 
 type Statuses = { held: number; idle: number; busy: number }
 
-function run(nodeArgs: string[]): Statuses {
+function run(nodeArgs: string[], load: 'burst' | 'steady' = 'burst'): Statuses {
   const out = execFileSync(
     process.execPath,
     ['--allow-natives-syntax', '--no-concurrent-recompilation', ...nodeArgs, '--input-type=module', '-e', SCRIPT],
-    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', LOAD: load } },
   )
   return JSON.parse(out) as Statuses
 }
@@ -55,8 +60,16 @@ t.test('held while starting; Sparkplug after listen; TurboFan once the process i
   t.ok(busy & TURBOFANNED, 'optimized by TurboFan once the process has been busy for a second')
 })
 
-t.test('a compiler flag the operator gave node is left as given', async (t) => {
-  const { held, busy } = run(['--no-turbofan'])
-  t.ok(held & BASELINE, 'Sparkplug was not held (the operator chose the compilers)')
-  t.notOk(busy & TURBOFANNED, 'never optimized: --no-turbofan stands')
+t.test('a steady trickle of work brings TurboFan back too', async (t) => {
+  const { idle, busy } = run([], 'steady')
+  t.notOk(idle & TURBOFANNED, 'not optimized while idle')
+  t.ok(busy & TURBOFANNED, 'optimized after a few seconds of 15% of a CPU')
+})
+
+t.test('a compiler flag the operator gave node is left as given, however it is spelled', async (t) => {
+  for (const flag of ['--no-turbofan', '--no_turbofan', '--noturbofan']) {
+    const { held, busy } = run([flag])
+    t.ok(held & BASELINE, `${flag}: Sparkplug was not held (the operator chose the compilers)`)
+    t.notOk(busy & TURBOFANNED, `${flag}: never optimized`)
+  }
 })

@@ -1,7 +1,9 @@
 import { type IncomingHttpHeaders, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { connect } from 'node:net'
 import { definePlugin } from '../../core/plugin-api.js'
+import realtime from '../../plugins/realtime/index.js'
 import records from '../../plugins/records/index.js'
 import { auth, build, owner } from '../helper.js'
 
@@ -43,6 +45,11 @@ t.test('HEAD answers as GET does, without a body', async (t) => {
     )
     app.get('/both', { config: { auth: false, envelope: 'none' } }, async (_req, reply) => reply.type('text/plain').send('from GET'))
     app.get('/empty', { config: { auth: false, envelope: 'none' } }, async (_req, reply) => reply.send())
+    // A HEAD route for one host only: the router's constraints decide, as for any route.
+    app.get('/hosted', { config: { auth: false, envelope: 'none' } }, async (_req, reply) => reply.type('text/plain').send('from GET'))
+    app.head('/hosted', { config: { auth: false, envelope: 'none' }, constraints: { host: 'a.test' } }, async (_req, reply) =>
+      reply.header('x-answered-by', 'head').type('text/plain').send(),
+    )
   })
   const app = await build(t, { plugins: [records, probe] })
   const token = (await owner(app)).token
@@ -96,6 +103,12 @@ t.test('HEAD answers as GET does, without a body', async (t) => {
   const declared = await call(port, 'HEAD', '/api/v1/probe/both')
   t.equal(declared.headers['x-answered-by'], 'head', "a route declaring HEAD answers HEAD, not the GET's handler")
 
+  const hosted = await call(port, 'HEAD', '/api/v1/probe/hosted', { host: 'a.test' })
+  t.equal(hosted.headers['x-answered-by'], 'head', 'a HEAD route constrained to a host answers HEAD for that host')
+  const elsewhere = await call(port, 'HEAD', '/api/v1/probe/hosted', { host: 'b.test' })
+  t.equal(elsewhere.status, 200, "and the GET's handler answers HEAD for another host")
+  t.notOk(elsewhere.headers['x-answered-by'])
+
   const viaInject = await app.inject({ method: 'HEAD', url: `/api/v1/notes/${id}`, headers: auth(token) })
   t.equal(viaInject.statusCode, 200, 'inject routes HEAD the same way')
   t.equal(viaInject.body, '')
@@ -107,4 +120,29 @@ t.test('HEAD answers as GET does, without a body', async (t) => {
     'metrics count HEAD requests as HEAD',
   )
   t.match(metrics.body, /method="HEAD",route="unmatched",status="404"/)
+})
+
+t.test('a HEAD asking for a WebSocket upgrade is not upgraded (RFC 6455: the handshake is a GET)', async (t) => {
+  const app = await build(t, { plugins: [records, realtime] })
+  const token = (await owner(app)).token
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  const statusLine = (method: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          `${method} /api/v1/ws HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: Upgrade\r\n` +
+            'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+        ),
+      )
+      socket.once('data', (chunk: Buffer) => {
+        resolve(chunk.toString('latin1').split('\r\n')[0] as string)
+        socket.destroy()
+      })
+      socket.once('close', () => resolve('closed without an answer'))
+      socket.on('error', reject)
+    })
+  const head = await statusLine('HEAD')
+  // (A GET with these headers upgrades: plugins/realtime/test.)
+  t.match(head, /^HTTP\/1\.1 404 /, 'a HEAD with the same headers is not upgraded')
 })
