@@ -56,8 +56,8 @@ export function headAsGet(): {
 }
 
 /** The method as the client sent it: HEAD for a HEAD routed as GET. */
-export function sentMethod(request: FastifyRequest | { raw: IncomingMessage; method: string }): string {
-  return (request.raw as Raw)[SENT_HEAD] === true ? 'HEAD' : request.method
+export function sentMethod(request: FastifyRequest | { raw?: IncomingMessage; method: string }): string {
+  return (request.raw as Raw | undefined)?.[SENT_HEAD] === true ? 'HEAD' : request.method
 }
 
 /** What Fastify's router derives from a request by default: a HEAD route may be declared for a host or a version. */

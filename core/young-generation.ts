@@ -18,6 +18,11 @@ const DEFAULT_FACTOR = 2 // V8's --semi-space-growth-factor
 
 let state: 'off' | 'armed' | 'held' = 'off'
 
+/** V8's new space (both semi-spaces): committed (`space_size`) and resident (`physical_space_size`) bytes. */
+function newSpace(): { space_size: number; physical_space_size: number } {
+  return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space') ?? { space_size: 0, physical_space_size: 0 }
+}
+
 /** Called by the daemon before it builds the app; tests and embedders leave V8 alone. */
 export function armYoungGenerationHold(): void {
   if (state === 'off') state = 'armed'
@@ -26,8 +31,7 @@ export function armYoungGenerationHold(): void {
 /** Cheap (one heap statistics call): the plugin loader calls it between plugins. */
 export function youngGenerationCheckpoint(): void {
   if (state !== 'armed') return
-  const newSpace = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')
-  if (!newSpace || newSpace.space_size < HOLD_AT) return
+  if (newSpace().space_size < HOLD_AT) return
   setFlagsFromString('--semi-space-growth-factor=1')
   state = 'held'
 }
@@ -70,8 +74,7 @@ function favourMemoryUntilReduced(): void {
   setFlagsFromString('--optimize-for-size')
   const since = Date.now()
   const poll = setInterval(() => {
-    const newSpace = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')
-    if ((newSpace && newSpace.physical_space_size < REDUCED) || Date.now() - since > FAVOUR_AT_MOST_MS) {
+    if (newSpace().physical_space_size < REDUCED || Date.now() - since > FAVOUR_AT_MOST_MS) {
       setFlagsFromString('--no-optimize-for-size')
       clearInterval(poll)
     }

@@ -31,7 +31,7 @@ export function loggerOptions(settings: LogSettings, out: NodeJS.WriteStream = p
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
       req: (req: LoggedRequest) => ({
-        method: req.raw ? sentMethod(req as { raw: IncomingMessage; method: string }) : req.method,
+        method: sentMethod(req),
         url: redactUrl(req.url),
         remoteAddress: req.ip,
       }),
