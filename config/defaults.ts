@@ -14,6 +14,7 @@ export const defaults: Record<string, string> = {
   HEARTH_PLUGINS_DIR: '',
   HEARTH_DISABLED_PLUGINS: '',
   HEARTH_BODY_LIMIT: String(1024 * 1024),
+  HEARTH_ANSWER_BUDGET: String(16 * 1024 * 1024),
   HEARTH_RATE_LIMIT: '6000',
   HEARTH_LOGIN_FAIL_LIMIT: '10',
   HEARTH_MAILER_URL: '',

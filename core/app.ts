@@ -23,6 +23,7 @@ import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
 import { compileCheck, compileSerializer, installValidators } from './validation.js'
 import { VERSION } from './version.js'
+import { ByteBudget } from '../lib/byte-budget.js'
 
 export { VERSION }
 
@@ -138,6 +139,7 @@ async function assemble(
     secrets: services.secrets,
     dataDir: config.dataDir,
     now: services.now,
+    answerBudget: () => new ByteBudget(config.answerBudget),
     cache: (opts) => services.cache(opts, plugin.manifest.name),
     validator: (schema) => compileCheck(schema),
     serializer: (schema) => compileSerializer(schema),

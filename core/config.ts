@@ -27,6 +27,8 @@ export const CoreConfig = Type.Object({
   /** Plugins not to load, built-in or third-party (comma-separated names); what needs them is not loaded either. */
   disabledPlugins: env('HEARTH_DISABLED_PLUGINS', Type.Array(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), { maxItems: 100 })),
   bodyLimit: env('HEARTH_BODY_LIMIT', Type.Integer({ minimum: 1024 })),
+  /** Bytes one answer may hold (list pages, DAV reports, MCP results): work stops when it is spent. */
+  answerBudget: env('HEARTH_ANSWER_BUDGET', Type.Integer({ minimum: 65536 })),
   /** Requests per minute per token (or per client without one). */
   rateLimit: env('HEARTH_RATE_LIMIT', Type.Integer({ minimum: 1 })),
   /** Failed logins per client and per account in the window. */

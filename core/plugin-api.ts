@@ -16,8 +16,9 @@ import type { EventBus } from './events.js'
 import type { Hal } from './hal/registry.js'
 import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
+import type { ByteBudget } from '../lib/byte-budget.js'
 
-export const PLUGIN_API_VERSION = '1.4.0'
+export const PLUGIN_API_VERSION = '1.5.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -83,6 +84,8 @@ export interface HearthApi<C extends TObject = TObject> {
   readonly dataDir: string
   /** Milliseconds since the epoch; injectable in tests. */
   now(): number
+  /** A fresh byte budget of the configured answer size (HEARTH_ANSWER_BUDGET) for building one answer. */
+  answerBudget(): ByteBudget
   cache<V>(opts: CacheFactoryOptions): TtlCache<V>
   /**
    * A TypeBox schema as a check with the API's body rules (no coercion, unknown
