@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { HearthTypeProvider } from './type-provider.js'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
 import { builtinPlugins } from './builtin-plugins.js'
@@ -24,6 +24,7 @@ import { createServices, type Services } from './services.js'
 import { compileCheck, compileSerializer, installValidators } from './validation.js'
 import { VERSION } from './version.js'
 import { ByteBudget } from '../lib/byte-budget.js'
+import { budgetOf } from './list-page.js'
 
 export { VERSION }
 
@@ -97,8 +98,13 @@ async function assemble(
   app.decorateRequest('auth', null as never)
   app.decorateRequest('userId', '')
   app.decorateRequest('svcSource', null)
+  app.decorateRequest('answerBudget', {
+    getter(this: FastifyRequest) {
+      return budgetOf(this.headers, config.answerBudget)
+    },
+  })
 
-  installValidators(app)
+  installValidators(app, config.answerBudget)
   installErrorHandling(app)
   installGroupCommit(app, services.groupCommit)
   services.metrics.install(app, services.authenticate)

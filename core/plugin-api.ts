@@ -171,6 +171,11 @@ declare module 'fastify' {
     userId: string
     /** Value of X-Svc-Source, for records' `source`. */
     svcSource: string | null
+    /**
+     * The bytes this request's answer is built within: HEARTH_ANSWER_BUDGET, or less when the
+     * client asks for less (X-Answer-Budget). Every list page is cut to it by the core (since 1.5.0).
+     */
+    readonly answerBudget: number
   }
 }
 

@@ -56,7 +56,7 @@ export function spliceEnvelope(payload: unknown, shapes: readonly string[][]): s
  * The object has exactly the properties of one shape, in any order: the text was written by a schema
  * serializer, which writes the schema's order whatever the object's.
  */
-function hasShape(value: object, shapes: readonly string[][]): boolean {
+export function hasShape(value: object, shapes: readonly string[][]): boolean {
   let count = 0
   for (const _ in value) count++
   return shapes.some((shape) => shape.length === count && shape.every((key) => Object.hasOwn(value, key)))

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { RouteGuards } from './auth/context.js'
 import { createGuard, type GuardDeps } from './auth/guards.js'
+import { ANSWER_BUDGET } from './list-page.js'
 import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
 import { withHook } from './route-hooks.js'
@@ -71,7 +72,7 @@ export function prepareRoute(route: RouteOptions, ctx: PipelineContext): void {
   if (config.auth !== false) route.onRequest = withHook(route.onRequest, createGuard(ctx.guard, config), 'first')
   const mode = envelopeMode(route, config)
   route.schema = contract(route, config, mode, ctx)
-  if (mode !== 'none') route.handler = enveloped(route.handler, mode, ctx.defaultTier)
+  if (mode !== 'none') route.handler = enveloped(route.handler, mode, ctx)
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {
@@ -175,7 +176,11 @@ export function routeErrors(config: RouteGuards, schema: RouteSchema | undefined
  * Lets a route return its record (or `{ items, total }`) while the wire carries the envelope. A handler
  * that answers synchronously gets its envelope synchronously: no promise per request on hot reads.
  */
-function enveloped(handler: RouteOptions['handler'], mode: 'single' | 'list', defaultTier: () => Tier): RouteOptions['handler'] {
+function enveloped(
+  handler: RouteOptions['handler'],
+  mode: 'single' | 'list',
+  ctx: Pick<PipelineContext, 'defaultTier'>,
+): RouteOptions['handler'] {
   const wrap = (request: FastifyRequest, reply: FastifyReply, result: unknown) => {
     if (result === reply || reply.sent) return reply
     if (result === undefined) return reply.code(204).send()
@@ -185,7 +190,9 @@ function enveloped(handler: RouteOptions['handler'], mode: 'single' | 'list', de
     return {
       data: page.items,
       meta: { total: page.total, limit: q.limit ?? page.items.length, offset: q.offset ?? 0 },
-      tier: request.auth?.tier ?? defaultTier(),
+      tier: request.auth?.tier ?? ctx.defaultTier(),
+      // The serializer writes the page within this many bytes (core/list-page.ts).
+      [ANSWER_BUDGET]: request.answerBudget,
     }
   }
   return function envelope(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
+import { writeListPage } from './list-page.js'
 import { dataShapes, spliceEnvelope } from './pre-serialized.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
@@ -84,18 +85,20 @@ export function compileNow(schema: object, httpPart: 'body' | 'querystring' | 'p
   ;(httpPart === 'body' ? strictAjv() : coercingAjv()).compile(schema)
 }
 
-export function installValidators(app: FastifyInstance): void {
+export function installValidators(app: FastifyInstance, answerBudget: number): void {
   app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart === 'body' ? strictAjv : coercingAjv, schema))
 
   app.setSerializerCompiler((route) => {
     let serialize: Serialize | undefined
     const shapes = dataShapes(route.schema)
+    const whole = (data: unknown) => (serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route))(data)
+    // Every list page is written item by item within the answer's byte budget (core/list-page.ts).
+    const items = listItems(route as Route, compile)
+    if (items) return (data: unknown) => writeListPage(data, { frame: whole, itemSerializer: items, shapes, budget: answerBudget })
     return (data: unknown) => {
       // Records a plugin keeps with their JSON text (core/pre-serialized.ts) are not serialized again.
       const spliced = shapes.length ? spliceEnvelope(data, shapes) : undefined
-      if (spliced !== undefined) return spliced
-      serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route)
-      return serialize(data)
+      return spliced !== undefined ? spliced : whole(data)
     }
   })
 }
@@ -139,5 +142,31 @@ function listOfUnionSerializer<R extends { schema?: unknown }>(route: R, compile
     const items = (page as { data?: unknown } | null)?.data
     const branch = Array.isArray(items) ? perBranch.find((b) => b.fits(items)) : undefined
     return branch ? branch.serialize(page) : (general ??= compile(route))(page)
+  }
+}
+
+/**
+ * For a list envelope (`{ data: Item[], meta, ... }`): the serializer of one item for the items of a
+ * page, a union's branch chosen per page as listOfUnionSerializer chooses it. Undefined for any other schema.
+ */
+function listItems<R extends { schema?: unknown }>(
+  route: R,
+  compile: (route: R) => Serialize,
+): ((items: unknown[]) => Serialize) | undefined {
+  const schema = route.schema as ObjectSchema
+  const item = schema?.properties?.data?.items
+  if (schema?.properties?.data?.type !== 'array' || !schema.properties.meta || !item) return undefined
+  const lazy = (itemSchema: ObjectSchema) => {
+    let serialize: Serialize | undefined
+    return (value: unknown) => (serialize ??= compile({ ...route, schema: itemSchema }))(value)
+  }
+  const general = lazy(item)
+  const branches = item.anyOf
+  if (!branches?.length || !branches.every((b) => b.type === 'object' && Array.isArray(b.required))) return () => general
+  const perBranch = branches.map((branch) => ({ required: branch.required as string[], serialize: lazy(branch) }))
+  return (items) => {
+    const fits = (required: string[]) =>
+      items.every((value) => typeof value === 'object' && value !== null && required.every((key) => key in value))
+    return perBranch.find((b) => fits(b.required))?.serialize ?? general
   }
 }

@@ -11,7 +11,7 @@
  *       beside the create body; good entries are written in ONE transaction,
  *       bad ones reported by index with their HttpError; nothing half-written.
  *   get(userId, resource, id, { includeDeleted })      → record or 404
- *   list(userId, resource, query)                      → { items, total } (API list semantics)
+ *   list(userId, resource, query, { bytes })           → { items, total } (API list semantics; reading stops past `bytes`)
  *   listAll(userId, resource, { includeDeleted })      → every record (export), oldest first
  *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
  *   mergeCustom(userId, resource, id, fields, { ifMatch }) → record    (emits <x>.updated)
@@ -78,7 +78,7 @@ export interface RecordsService {
   create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
   importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: { source?: string | null; emit?: boolean }): ImportResult
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
-  list(userId: string, resource: ResourceName, query: Partial<ListQuery>): Page
+  list(userId: string, resource: ResourceName, query: Partial<ListQuery>, opts?: { bytes?: number }): Page
   listAll(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean }): ApiRecord[]
   update(userId: string, resource: ResourceName, id: string, patch: unknown, opts?: WriteOptions): ApiRecord
   mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown, opts?: WriteOptions): ApiRecord
@@ -277,9 +277,9 @@ export function createRecordsService({
       return record
     },
 
-    list(userId, resource, query) {
+    list(userId, resource, query, opts = {}) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
-      return engine(resource).lister.list(userId, q, { now: now(), zone: timezone })
+      return engine(resource).lister.list(userId, q, { now: now(), zone: timezone }, opts.bytes)
     },
 
     listAll(userId, resource, opts = {}) {

@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3'
-import { HttpError } from '../../../core/plugin-api.js'
+import { HttpError, jsonTextOf } from '../../../core/plugin-api.js'
+import { ByteBudget } from '../../../lib/byte-budget.js'
+import { jsonBytesAtLeast } from '../../../lib/json-size.js'
 import type { Maintain, QueryCache, Written } from './query-cache.js'
 import { ftsQuery } from './fts.js'
 import { invalidQuery } from './validate.js'
@@ -114,7 +116,11 @@ export class RecordLister {
     return `ORDER BY ${col} ${dir}${nulls}, t.seq ${dir}`
   }
 
-  list(userId: string, q: ListQuery, ctx: ListContext): Page {
+  /**
+   * One page. `bytes`: the answer's byte budget; reading stops at the first record that cannot fit
+   * it any more (the core cuts the page to the exact bytes; this only keeps the work within them).
+   */
+  list(userId: string, q: ListQuery, ctx: ListContext, bytes?: number): Page {
     const where = this.clauses(userId, q, ctx)
     const search = q.search?.trim()
     const match = search ? ftsQuery(search) : null
@@ -178,18 +184,27 @@ export class RecordLister {
     ]
 
     // Page first (sequence numbers and rank only), full rows after: sorting narrow rows is cheap.
-    const run = (extra: SqlClause[], tail: string, tailParams: unknown[], maintain?: Maintain<PageKeys>): Ranked[] => {
+    let keyCount = 0
+    const run = (
+      extra: SqlClause[],
+      tail: string,
+      tailParams: unknown[],
+      maintain?: Maintain<PageKeys>,
+      accept?: (record: ApiRecord) => boolean,
+    ): Ranked[] => {
       const all = [...filters, ...extra]
       const sql = `SELECT t.seq AS seq${ranked ? ', f.rank AS rank' : ''} FROM ${source} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} ${tail}`
       const params = [...(ranked ? [match] : []), ...all.flatMap((c) => c.params), ...tailParams]
       const page = () => this.prepare(sql).all(...params) as PageKeys
       const keys = this.cache ? this.cache.through(userId, `${sql}\u0000${JSON.stringify(params)}`, page, maintain) : page()
+      keyCount = keys.length
       if (keys.length === 0) return []
       const ranks = ranked ? new Map(keys.map((k) => [k.seq, k.rank ?? 0])) : null
       return this.store
         .bySeqs(
           userId,
           keys.map((k) => k.seq),
+          accept,
         )
         .map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
     }
@@ -214,9 +229,9 @@ export class RecordLister {
               filters.filter((c) => c !== matched),
               matches,
             )
-      const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset], maintain)
+      const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset], maintain, bytes === undefined ? undefined : this.within(bytes, q))
       // A short first page already is the whole result: no count query needed.
-      total ??= q.offset === 0 && q.after === undefined && rows.length < q.limit ? rows.length : count([])
+      total ??= q.offset === 0 && q.after === undefined && keyCount < q.limit ? keyCount : count([])
       return { items: this.project(rows, q), total }
     }
 
@@ -433,6 +448,23 @@ export class RecordLister {
       return sign * (x < y ? -1 : 1)
     }
   }
+
+  /** Accepts records while the lower bound of their items' bytes fits `bytes`; the first always. */
+  private within(bytes: number, q: ListQuery): (record: ApiRecord) => boolean {
+    const budget = new ByteBudget(bytes)
+    let first = true
+    return (record) => {
+      const kept = q.format === 'compact' ? undefined : jsonTextOf(record)
+      const item = q.format === 'compact' ? dropEmpty(this.def.compact(record)) : record
+      const fits = budget.take((kept !== undefined ? kept.length : jsonBytesAtLeast(item)) + 1)
+      // The first record goes alone when it passes the budget: nothing is read after it.
+      if (!fits && first) budget.take(budget.remaining)
+      const accepted = fits || first
+      first = false
+      return accepted
+    }
+  }
+
 
   private project(rows: Ranked[], q: ListQuery): Record<string, unknown>[] {
     if (q.format !== 'compact') return rows.map((r) => r.record)

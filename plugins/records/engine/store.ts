@@ -104,25 +104,40 @@ export class RecordStore {
 
   /**
    * The records with these sequence numbers, in their order; one gone since is left out (a list
-   * page: its keys come from a user-scoped query, perhaps cached).
+   * page: its keys come from a user-scoped query, perhaps cached). `accept`, when given, sees each
+   * record in turn and ends the reading when it answers false (that record left out): rows are
+   * read one at a time, so a page cut by its byte budget never loads the rest.
    */
-  bySeqs(userId: string, seqs: number[]): Array<{ seq: number; record: ApiRecord }> {
-    const cache = this.cache
-    const read = (wanted: number[]) => this.stmt.bySeq.all(JSON.stringify(wanted), userId) as Row[]
-    if (!cache?.enabled) return read(seqs).map((row) => ({ seq: row.seq, record: this.toRecord(row) }))
-    cache.checkExternal()
-    const found = new Map<number, ApiRecord>()
+  bySeqs(userId: string, seqs: number[], accept?: (record: ApiRecord) => boolean): Array<{ seq: number; record: ApiRecord }> {
+    const cache = this.cache?.enabled ? this.cache : null
+    cache?.checkExternal()
+    const hits = new Map<number, ApiRecord>()
     const missing: number[] = []
     for (const seq of seqs) {
-      const hit = cache.bySeqFor(userId, seq)
-      if (hit) found.set(seq, hit)
+      const hit = cache?.bySeqFor(userId, seq)
+      if (hit) hits.set(seq, hit)
       else missing.push(seq)
     }
-    if (missing.length) for (const row of read(missing)) found.set(row.seq, cache.keep(userId, row.seq, this.toRecord(row)))
-    return seqs.flatMap((seq) => {
-      const record = found.get(seq)
-      return record ? [{ seq, record }] : []
-    })
+    // Rows come in the order of `missing`, which is the order of `seqs`: merged by walking both.
+    const rows = missing.length ? (this.stmt.bySeq.iterate(JSON.stringify(missing), userId) as IterableIterator<Row>) : undefined
+    let next = rows?.next()
+    const out: Array<{ seq: number; record: ApiRecord }> = []
+    try {
+      for (const seq of seqs) {
+        let record = hits.get(seq)
+        if (!record && next && !next.done && next.value.seq === seq) {
+          const row = next.value
+          record = cache ? cache.keep(userId, seq, this.toRecord(row)) : this.toRecord(row)
+          next = rows?.next()
+        }
+        if (!record) continue
+        if (accept && !accept(record)) break
+        out.push({ seq, record })
+      }
+    } finally {
+      rows?.return?.()
+    }
+    return out
   }
 
   /** Writes a new record; returns its sequence number. */
