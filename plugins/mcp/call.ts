@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { PluginInstance } from '../../core/plugin-api.js'
 import { type InputShape, toRequest, unknownArgument, type RestRequest } from './tool-input.js'
+import { fitResult, listBudget, markNext } from './result-size.js'
 import type { BoundTool, ListTool, Resource, RouteTool } from './tools.js'
 
 /**
@@ -39,8 +40,10 @@ class ToolFailure extends Error {
 
 const FORWARDED = ['authorization', 'x-svc-user-id', 'x-svc-source'] as const
 
-async function rest(ctx: CallContext, req: RestRequest, n: number): Promise<Record<string, unknown>> {
+/** `budget`: the bytes the REST answer may take (a list page is cut to it by the core). */
+async function rest(ctx: CallContext, req: RestRequest, n: number, budget?: number): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { ...req.headers, 'x-request-id': `${ctx.request.id}.${n}`.slice(0, 128) }
+  if (budget !== undefined) headers['x-answer-budget'] = String(budget)
   for (const name of FORWARDED) {
     const value = ctx.request.headers[name]
     if (typeof value === 'string') headers[name] = value
@@ -112,13 +115,18 @@ async function runSearch(ctx: CallContext, bound: ListTool, args: Record<string,
   }
   const out: Record<string, unknown> = {}
   let n = 0
-  for (const resource of resources.filter((r) => types.includes(r))) {
+  const searched = resources.filter((r) => types.includes(r))
+  for (const resource of searched) {
+    // One REST request per type; other work (DNS, /health) runs between them.
+    if (n > 0) await new Promise((resolve) => setImmediate(resolve))
     const { route, shape } = bound.routes[resource] as { route: RouteTool['route']; shape: InputShape }
     const filters = objectOf(args[resource], resource)
     checkArgs({ ...shape, query: shape.query.filter((q) => !['search', 'limit', 'offset'].includes(q)) }, filters, [], `${resource}.`)
     const query = { ...filters, search: args.query, limit: args.limit, offset: args.offset }
-    const page = await rest(ctx, toRequest(route, shape, query, fixed), ++n)
-    out[resource] = { items: page.items, total: page.total }
+    const page = await rest(ctx, toRequest(route, shape, query, fixed), ++n, listBudget(searched.length))
+    const kept = { items: page.items as unknown[], total: page.total as number }
+    markNext(kept, Number(page.offset ?? 0))
+    out[resource] = kept
   }
   return out
 }
@@ -130,10 +138,17 @@ async function runCalendar(ctx: CallContext, bound: ListTool, args: Record<strin
   const { format: _format, ...query } = args
   // "What is on": a range always, this week unless one is given.
   if (query.date === undefined && query.from === undefined && query.to === undefined) query.date = 'this_week'
-  return rest(ctx, toRequest(route, shape, query, fixed), 1)
+  const page = (await rest(ctx, toRequest(route, shape, query, fixed), 1, listBudget(1))) as Record<string, unknown> & {
+    items: unknown[]
+    offset?: number
+  }
+  markNext(page, Number(page.offset ?? 0))
+  return page
 }
 
-const text = (value: unknown) => [{ type: 'text' as const, text: JSON.stringify(value) }]
+/** A page's own offset (calendar answers it), else the one the search asked for. */
+const offsetOf = (args: Record<string, unknown>) => (page: { offset?: number }) =>
+  page.offset ?? (typeof args.offset === 'number' ? args.offset : Number(args.offset ?? 0) || 0)
 
 export async function callTool(ctx: CallContext, bound: BoundTool, args: Record<string, unknown>): Promise<ToolResult> {
   try {
@@ -143,7 +158,9 @@ export async function callTool(ctx: CallContext, bound: BoundTool, args: Record<
         : bound.kind === 'search'
           ? await runSearch(ctx, bound, args)
           : await runCalendar(ctx, bound, args)
-    return { content: text(result), structuredContent: result }
+    // At most RESULT_LIMIT bytes, text and structured content together (result-size.ts).
+    const fitted = fitResult(result, offsetOf(args))
+    return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted }
   } catch (err) {
     if (!(err instanceof ToolFailure)) throw err
     const { code, message, details } = err.error

@@ -5,6 +5,7 @@ import type { Handlers } from './jsonrpc.js'
 import { originAllowed, parseAllowList } from './origin.js'
 import { buildTools, listed } from './tools.js'
 import { handlePost, MAX_BATCH, PARSE_FAILED } from './transport.js'
+import { ByteBudget } from '../../lib/byte-budget.js'
 
 const Config = Type.Object({
   /** Browser origins besides loopback and this machine's addresses that may call the MCP endpoint (comma-separated). */
@@ -64,7 +65,7 @@ export default definePlugin(
         schema: {
           operationId: 'mcp.post',
           summary: 'Send an MCP message (JSON-RPC 2.0)',
-          description: `Model Context Protocol, streamable HTTP transport, stateless: initialize, ping, tools/list, tools/call; every answer is one JSON document (never an SSE stream), 202 for notifications. Batches (up to ${MAX_BATCH}) only under protocol 2025-03-26. A protocol failure answers 400 with a JSON-RPC error; a failed tool answers \`isError\` with the REST error code. Each tool call is a REST request with the caller's token (same scopes, rate limit, validation and events). GET and DELETE answer 405 (\`Allow: POST\`). A browser \`Origin\` other than loopback, this machine or HEARTH_MCP_ALLOWED_ORIGINS → 403. Sync keys → 403 INSUFFICIENT_SCOPE. See docs/agents.md.`,
+          description: `Model Context Protocol, streamable HTTP transport, stateless: initialize, ping, tools/list, tools/call; every answer is one JSON document (never an SSE stream), 202 for notifications. Batches (up to ${MAX_BATCH} messages; more → 400 with a JSON-RPC error) only under protocol 2025-03-26. One tool result is at most 1 MiB (a list says \`next_offset\`); the whole answer is at most the answer budget (HEARTH_ANSWER_BUDGET): the calls of a batch past it answer JSON-RPC error -32000 without running. A protocol failure answers 400 with a JSON-RPC error; a failed tool answers \`isError\` with the REST error code. Each tool call is a REST request with the caller's token (same scopes, rate limit, validation and events). GET and DELETE answer 405 (\`Allow: POST\`). A browser \`Origin\` other than loopback, this machine or HEARTH_MCP_ALLOWED_ORIGINS → 403. Sync keys → 403 INSUFFICIENT_SCOPE. See docs/agents.md.`,
           body: Type.Unknown({ description: 'one JSON-RPC message (request, notification or response), or a batch under 2025-03-26' }),
           response: {
             200: Type.Unknown({ description: 'the JSON-RPC response (an array of them for a batch), or a JSON-RPC error' }),
@@ -87,10 +88,15 @@ export default definePlugin(
           },
         }
         const header = request.headers['mcp-protocol-version']
-        const answer = await handlePost(request.body, typeof header === 'string' ? header : undefined, handlers, (err) =>
-          request.log.error({ err }, 'MCP request failed'),
+        const answer = await handlePost(
+          request.body,
+          typeof header === 'string' ? header : undefined,
+          handlers,
+          (err) => request.log.error({ err }, 'MCP request failed'),
+          new ByteBudget(request.answerBudget),
         )
         reply.code(answer.status).type('application/json')
+        if (answer.text !== undefined) return reply.send(answer.text)
         return answer.body === undefined ? reply.send() : reply.send(JSON.stringify(answer.body))
       },
     )

@@ -3,6 +3,7 @@ import {
   ASSUMED_WITHOUT_HEADER,
   classify,
   type Handlers,
+  type Id,
   INVALID_REQUEST,
   type JsonRpcError,
   type JsonRpcResponse,
@@ -10,6 +11,7 @@ import {
   PROTOCOL_VERSIONS,
   rpcError,
 } from './jsonrpc.js'
+import type { ByteBudget } from '../../lib/byte-budget.js'
 
 /**
  * The POST side of MCP's streamable HTTP transport, stateless and answering
@@ -19,19 +21,31 @@ import {
  * 400 with a JSON-RPC error for what is not a valid message.
  */
 export const PARSE_FAILED = Symbol('mcp.parse-failed')
-/** Enough for any agent's batch; bounds the work one POST can ask for. */
-export const MAX_BATCH = 32
+/** Enough for any agent's batch; bounds the work one POST can ask for (16 results of at most 1 MiB). */
+export const MAX_BATCH = 16
+/** What a call past the spent answer budget answers instead of running (JSON-RPC's server-error range). */
+export const BUDGET_SPENT = -32000
+/** Room kept in the budget for the short answers of calls that can no longer run. */
+const RESERVE_PER_CALL = 256
 
 export interface HttpAnswer {
   status: 200 | 202 | 400
-  body?: JsonRpcResponse | JsonRpcResponse[] | JsonRpcError
+  body?: JsonRpcResponse | JsonRpcError
+  /** A batch's answer, already written: each response is serialized once, as it is made. */
+  text?: string
 }
 
+/**
+ * `budget`: the bytes the whole answer may take. A batch's responses are written one by one; a
+ * call whose response would pass the budget is not kept, and it and every call after it answer
+ * BUDGET_SPENT without running (send them again in another POST).
+ */
 export async function handlePost(
   body: unknown,
   protocolHeader: string | undefined,
   handlers: Handlers,
   onError: (err: unknown) => void,
+  budget: ByteBudget,
 ): Promise<HttpAnswer> {
   if (body === PARSE_FAILED) return { status: 400, body: rpcError(null, PARSE_ERROR, 'Parse error: the body is not JSON') }
   if (protocolHeader !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(protocolHeader)) {
@@ -56,19 +70,36 @@ export async function handlePost(
   if (body.length === 0 || body.length > MAX_BATCH) {
     return { status: 400, body: rpcError(null, INVALID_REQUEST, `A batch holds 1 to ${MAX_BATCH} messages`) }
   }
-  const answers: JsonRpcResponse[] = []
+  const parts: string[] = []
+  budget.take(2 + RESERVE_PER_CALL * body.length)
+  let spent = false
   // In order: a batch that creates then updates a record sees its own writes.
   for (const message of body) {
     const kind = classify(message)
-    if (typeof kind === 'object') answers.push(kind)
+    let response: JsonRpcResponse | undefined
+    if (typeof kind === 'object') response = kind
     else if (kind === 'request') {
-      if ((message as { method: string }).method === 'initialize') {
-        answers.push(rpcError((message as { id: string }).id, INVALID_REQUEST, 'initialize cannot be part of a batch'))
-      } else answers.push(await safely(message as Record<string, unknown>, handlers, onError))
+      const id = (message as { id: string }).id
+      if ((message as { method: string }).method === 'initialize')
+        response = rpcError(id, INVALID_REQUEST, 'initialize cannot be part of a batch')
+      else if (spent) response = notRun(id)
+      else {
+        // The event loop is shared (DNS, /health): other work runs between the calls of a batch.
+        await new Promise((resolve) => setImmediate(resolve))
+        response = await safely(message as Record<string, unknown>, handlers, onError)
+        if (!budget.take(Buffer.byteLength(JSON.stringify(response)) + 1)) {
+          spent = true
+          response = notRun(id)
+        }
+      }
     }
+    if (response) parts.push(JSON.stringify(response))
   }
-  return answers.length ? { status: 200, body: answers } : { status: 202 }
+  return parts.length ? { status: 200, text: `[${parts.join(',')}]` } : { status: 202 }
 }
+
+const notRun = (id: Id): JsonRpcError =>
+  rpcError(id, BUDGET_SPENT, 'Not answered: the answer to this batch reached its size limit before this call. Send it again on its own.')
 
 async function safely(request: Record<string, unknown>, handlers: Handlers, onError: (err: unknown) => void): Promise<JsonRpcResponse> {
   try {

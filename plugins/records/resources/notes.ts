@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
 import { createSchema, NullableText, patchSchema, recordSchema, Tags } from '../engine/schema-kit.js'
 import type { ResourceDefinition } from '../engine/types.js'
+import { firstCodePoints } from '../../../lib/text-prefix.js'
 import { examples } from './examples.js'
 
 /** Notes (api.md, Note): markdown, html or plain text, with tags, pin and archive. */
@@ -98,9 +99,7 @@ export const notes: ResourceDefinition = {
     return {
       id: r.id,
       title: r.title,
-      snippet: Array.from(String(r.content ?? ''))
-        .slice(0, 160)
-        .join(''),
+      snippet: firstCodePoints(String(r.content ?? ''), 160),
       tags: r.tags,
       pinned: r.pinned,
       updated_at: r.updated_at,
