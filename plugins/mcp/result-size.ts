@@ -21,7 +21,21 @@ export function listBudget(parts: number): number {
 /** The result's bytes as the JSON-RPC answer writes it: the structured JSON plus its text, escaped. */
 export function resultBytes(structured: Record<string, unknown>): number {
   const json = JSON.stringify(structured)
-  return Buffer.byteLength(json) + Buffer.byteLength(JSON.stringify(json)) + FRAME
+  const bytes = Buffer.byteLength(json)
+  return bytes + escapedBytes(json, bytes) + FRAME
+}
+
+/**
+ * The bytes of `JSON.stringify(json)` for a JSON text of `bytes` bytes, counted instead of written:
+ * a JSON text holds no raw control character, so only its quotes and backslashes gain one each.
+ */
+function escapedBytes(json: string, bytes: number): number {
+  let extra = 2
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i)
+    if (c === 34 || c === 92) extra++
+  }
+  return bytes + extra
 }
 
 interface Page {

@@ -77,6 +77,7 @@ export async function handlePost(
   for (const message of body) {
     const kind = classify(message)
     let response: JsonRpcResponse | undefined
+    let text: string | undefined
     if (typeof kind === 'object') response = kind
     else if (kind === 'request') {
       const id = (message as { id: string }).id
@@ -87,13 +88,15 @@ export async function handlePost(
         // The event loop is shared (DNS, /health): other work runs between the calls of a batch.
         await new Promise((resolve) => setImmediate(resolve))
         response = await safely(message as Record<string, unknown>, handlers, onError)
-        if (!budget.take(Buffer.byteLength(JSON.stringify(response)) + 1)) {
+        text = JSON.stringify(response)
+        if (!budget.take(Buffer.byteLength(text) + 1)) {
           spent = true
           response = notRun(id)
+          text = undefined
         }
       }
     }
-    if (response) parts.push(JSON.stringify(response))
+    if (response) parts.push(text ?? JSON.stringify(response))
   }
   return parts.length ? { status: 200, text: `[${parts.join(',')}]` } : { status: 202 }
 }

@@ -465,7 +465,6 @@ export class RecordLister {
     }
   }
 
-
   private project(rows: Ranked[], q: ListQuery): Record<string, unknown>[] {
     if (q.format !== 'compact') return rows.map((r) => r.record)
     return rows.map((r) => dropEmpty(this.def.compact(r.record)))
