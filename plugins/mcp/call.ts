@@ -118,7 +118,7 @@ async function runSearch(ctx: CallContext, bound: ListTool, args: Record<string,
   const searched = resources.filter((r) => types.includes(r))
   for (const resource of searched) {
     // One REST request per type; other work (DNS, /health) runs between them.
-    if (n > 0) await new Promise((resolve) => setImmediate(resolve))
+    if (n > 0) await nextTurn()
     const { route, shape } = bound.routes[resource] as { route: RouteTool['route']; shape: InputShape }
     const filters = objectOf(args[resource], resource)
     checkArgs({ ...shape, query: shape.query.filter((q) => !['search', 'limit', 'offset'].includes(q)) }, filters, [], `${resource}.`)
@@ -146,6 +146,8 @@ async function runCalendar(ctx: CallContext, bound: ListTool, args: Record<strin
   return page
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
 /** A page's own offset (calendar answers it), else the one the search asked for. */
 const offsetOf = (args: Record<string, unknown>) => (page: { offset?: number }) =>
   page.offset ?? (typeof args.offset === 'number' ? args.offset : Number(args.offset ?? 0) || 0)
@@ -158,8 +160,11 @@ export async function callTool(ctx: CallContext, bound: BoundTool, args: Record<
         : bound.kind === 'search'
           ? await runSearch(ctx, bound, args)
           : await runCalendar(ctx, bound, args)
-    // At most RESULT_LIMIT bytes, text and structured content together (result-size.ts).
+    // At most RESULT_LIMIT bytes, text and structured content together (result-size.ts). Measuring and
+    // writing a result of a megabyte each take a slice of the event loop: other work runs between them.
+    await nextTurn()
     const fitted = fitResult(result, offsetOf(args))
+    await nextTurn()
     return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted }
   } catch (err) {
     if (!(err instanceof ToolFailure)) throw err
