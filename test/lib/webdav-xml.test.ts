@@ -57,7 +57,7 @@ t.test('a streamed multistatus stays within its budget, cut with a 507 the clien
   t.ok(made.length < 100 && made.length === ms.responses.length, 'no response is made past the one that did not fit')
 })
 
-t.test('property: whatever the responses, the answer is well-formed and within the budget', async (t) => {
+t.test('property: whatever the responses, the answer is well-formed and within the budget', async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(fc.string({ maxLength: 3000 }), { maxLength: 60 }),
