@@ -1,53 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
-import { addUser, apiKey, auth, build, owner, recordEvents, type TestContext } from '../../../test/helper.js'
+import { addUser, apiKey, auth, build, owner, recordEvents } from '../../../test/helper.js'
 import { freePort } from '../../dns/test/support.js'
+import { runCaddy } from './caddy-user.js'
 import { until } from './tls-support.js'
 
 /**
- * Proxy routes through the HTTP API against a real Caddy (Debian's caddy, started here on free
- * loopback ports with its own data folder): CRUD and validation, requests reaching the target,
+ * Proxy routes through the HTTP API against a real Caddy (Debian's caddy, run as user caddy the way
+ * caddy.service runs it, on free loopback ports with its own home; Hearth's data folder is out of its
+ * reach): CRUD and validation, requests reaching the target,
  * disable/enable/delete taking effect, and a killed and restarted Caddy getting its routes back
  * without a Hearth restart (issue 10, item 2).
  */
-
-async function startCaddy(t: TestContext, adminPort: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-caddy-'))
-  const config = join(dir, 'initial.json')
-  writeFileSync(config, JSON.stringify({ admin: { listen: `127.0.0.1:${adminPort}` } }))
-  let child: ChildProcess | null = null
-  const start = async () => {
-    child = spawn('caddy', ['run', '--config', config], {
-      env: { ...process.env, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') },
-      stdio: 'ignore',
-    })
-    // Up to 20 s: a loaded CI machine starts Caddy in seconds, not the usual 100-300 ms.
-    const ready = await until(
-      () => get(adminPort, `127.0.0.1:${adminPort}`, '/config/'),
-      (r) => r.status === 200,
-      20_000,
-    )
-    if (ready?.status === 200) return
-    throw new Error('caddy did not start (is Debian’s caddy installed?)')
-  }
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (!child || child.exitCode !== null) return resolve()
-      child.once('exit', () => resolve())
-      child.kill('SIGKILL')
-    })
-  t.teardown(async () => {
-    await stop()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  await start()
-  return { start, stop }
-}
 
 /** One HTTP GET to 127.0.0.1:port with the given Host header. */
 function get(port: number, host: string, path = '/'): Promise<{ status: number; body: string }> {
@@ -69,7 +34,7 @@ t.test('routes are served by a real Caddy, kept while it is down and restored af
   t.teardown(() => upstream.close())
   const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
   const [adminPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()]
-  const caddy = await startCaddy(t, adminPort)
+  const caddy = await runCaddy(t, adminPort)
   const app = await build(t, {
     env: {
       HEARTH_CADDY_ADMIN: `http://127.0.0.1:${adminPort}`,
@@ -161,7 +126,7 @@ t.test('a proxy port taken by another program: one clear error on every route an
   const [adminPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()]
   await new Promise<void>((r) => blocker.listen(httpPort, r))
   t.teardown(() => blocker.close())
-  await startCaddy(t, adminPort)
+  await runCaddy(t, adminPort)
   const app = await build(t, {
     env: {
       HEARTH_CADDY_ADMIN: `http://127.0.0.1:${adminPort}`,
@@ -181,4 +146,48 @@ t.test('a proxy port taken by another program: one clear error on every route an
   const health = (await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.proxy
   t.equal(health.status, 'degraded')
   t.match(health.message, /already in use/)
+})
+
+t.test('Caddy restarted from its own Caddyfile: /health says it lost the routes, and they come back', async (t) => {
+  const upstream = createServer((_req, res) => res.end('back again'))
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+  t.teardown(() => upstream.close())
+  const [adminPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()]
+  const caddy = await runCaddy(t, adminPort)
+  // No reconciliation on a timer here: /health alone notices the loss.
+  const app = await build(t, {
+    env: {
+      HEARTH_CADDY_ADMIN: `http://127.0.0.1:${adminPort}`,
+      HEARTH_PROXY_HTTP_PORT: String(httpPort),
+      HEARTH_PROXY_HTTPS_PORT: String(httpsPort),
+      HEARTH_PROXY_RECONCILE_MS: '600000',
+    },
+  })
+  const o = await owner(app)
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/hal/network/proxy/routes',
+    headers: auth(o.token),
+    payload: { domain: 'svc.home.test', target: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` },
+  })
+  t.equal(created.statusCode, 201)
+  t.equal((await get(httpPort, 'svc.home.test')).body, 'back again')
+  const health = async () => (await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.proxy
+  t.match(await health(), { status: 'ok', message: '1 routes served by Caddy' })
+
+  await caddy.stop()
+  await caddy.start() // what `systemctl restart caddy` does: its Caddyfile, none of Hearth's routes
+  t.equal((await get(httpPort, 'svc.home.test').catch(() => ({ status: 0 }))).status, 0, 'the restarted Caddy serves nothing')
+  // Caddy is asked at most once a second however often /health is.
+  const lost = await until(health, (h) => h.status !== 'ok')
+  t.equal(lost?.status, 'degraded')
+  t.match(lost?.message, /Caddy no longer serves Hearth's config since .*: pushing the routes again/, 'health says why')
+
+  const back = await until(
+    () => get(httpPort, 'svc.home.test'),
+    (r) => r.status === 200,
+  )
+  t.equal(back?.body, 'back again', 'the routes are pushed again')
+  const healed = await until(health, (h) => h.status === 'ok')
+  t.match(healed, { status: 'ok', message: /1 routes served by Caddy; pushed again at .* after Caddy had lost them/ })
 })
