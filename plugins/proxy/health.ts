@@ -20,6 +20,5 @@ export async function proxyHealth(service: ProxyService): Promise<HealthReport> 
       status: 'degraded',
       message: `Caddy refused ${refused.length} of ${enabled.length} routes (${refused[0]?.domain}: ${refused[0]?.error})`,
     }
-  const restored = state.restoredAt ? `; pushed again at ${state.restoredAt} after Caddy had lost them` : ''
-  return { status: 'ok', message: `${enabled.length} routes served by Caddy${restored}` }
+  return { status: 'ok', message: `${enabled.length} routes served by Caddy${state.restored ? `; ${state.restored}` : ''}` }
 }

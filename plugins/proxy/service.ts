@@ -41,8 +41,8 @@ export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Serv
     pushedAt: null as string | null,
     /** Set when Caddy was found without Hearth's config (restarted with its own), until it is pushed again. */
     lost: null as string | null,
-    /** When the routes were last pushed again after Caddy had lost them. */
-    restoredAt: null as string | null,
+    /** When and why the routes were last pushed again: Caddy had lost them, or answered again. */
+    restored: null as string | null,
   }
   let queue: Promise<unknown> = Promise.resolve()
   let queued = 0
@@ -82,8 +82,9 @@ export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Serv
         ),
       )
       for (const r of store.list()) store.setError(r.id, refused.find((x) => x.id === r.id)?.error ?? null)
-      Object.assign(state, { reachable: true, listening: true, error: null, pushedAt: iso() })
-      if (state.lost) Object.assign(state, { lost: null, restoredAt: state.pushedAt })
+      const after = state.lost ? 'Caddy had lost them' : state.reachable === false ? 'Caddy answered again' : null
+      Object.assign(state, { reachable: true, listening: true, error: null, pushedAt: iso(), lost: null })
+      if (after) state.restored = `pushed again at ${state.pushedAt} after ${after}`
       served = routes.length > 0
     } catch (err) {
       // Unreachable, or reachable but unable to listen: either way nothing is served, and health says why.
