@@ -1,12 +1,12 @@
 import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { createServer, request } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { startDaemon } from '../../../test/cli-process.js'
 import { freePort } from '../../dns/test/support.js'
-import { systemUser } from './caddy-user.js'
+import { systemUser, viaCaddy } from './caddy-user.js'
 import { httpsGet, pebbleRoot, startPebbleAndCaddy, testCa, until } from './tls-support.js'
 
 /**
@@ -29,19 +29,6 @@ const why =
 
 /** `/proc/<pid>/status`'s real uid. */
 const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
-
-function viaCaddy(port: number, host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, headers: { host }, timeout: 3000, agent: false }, (res) => {
-      let body = ''
-      res.on('data', (c) => (body += c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-    })
-    req.on('error', reject)
-    req.on('timeout', () => req.destroy(new Error('timeout')))
-    req.end()
-  })
-}
 
 t.test('Hearth as its own user drives Caddy as caddy: routes, certificates, the CA, a Caddy restart', { skip: why ?? false }, async (t) => {
   t.setTimeout(180_000)

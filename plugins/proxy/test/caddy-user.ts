@@ -54,7 +54,7 @@ export async function runCaddy(t: TestContext & { comment(message: string): void
     child.stderr?.on('data', (c: Buffer) => process.env.HEARTH_TLS_DEBUG && process.stderr.write(c))
     // Up to 20 s: a loaded CI machine starts Caddy in seconds, not the usual 100-300 ms.
     for (const end = Date.now() + 20_000; Date.now() < end;) {
-      if ((await adminStatus(adminPort).catch(() => 0)) === 200) return
+      if ((await viaCaddy(adminPort, `127.0.0.1:${adminPort}`, '/config/').catch(() => null))?.status === 200) return
       await new Promise((r) => setTimeout(r, 100))
     }
     throw new Error('caddy did not start (is Debian’s caddy installed?)')
@@ -74,11 +74,13 @@ export async function runCaddy(t: TestContext & { comment(message: string): void
   return { start, stop, home, asCaddy: caddy !== null }
 }
 
-function adminStatus(port: number): Promise<number> {
+/** One HTTP GET to 127.0.0.1:port with the given Host header (Caddy routes by it). */
+export function viaCaddy(port: number, host: string, path = '/'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/config/', timeout: 2000, agent: false }, (res) => {
-      res.resume()
-      resolve(res.statusCode ?? 0)
+    const req = request({ host: '127.0.0.1', port, path, headers: { host }, timeout: 3000, agent: false }, (res) => {
+      let body = ''
+      res.on('data', (c) => (body += c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
     })
     req.on('error', reject)
     req.on('timeout', () => req.destroy(new Error('timeout')))
