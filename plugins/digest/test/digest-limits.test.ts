@@ -1,8 +1,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SMTPServer } from 'smtp-server'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
+import { smtpSink } from './smtp-sink.js'
 
 /**
  * What a digest may be aimed at: a schedule at most every 15 minutes; email only to the account's own
@@ -11,26 +11,6 @@ import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
-
-async function smtpSink(t: { teardown(fn: () => unknown): void }) {
-  const messages: Array<{ to: string[]; raw: string }> = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (c: Buffer) => chunks.push(c))
-      stream.on('end', () => {
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') })
-        callback()
-      })
-    },
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
-  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, messages }
-}
 
 function client(app: TestApp, token: string) {
   return async (method: string, url: string, payload?: unknown) => {

@@ -4,10 +4,10 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { SMTPServer } from 'smtp-server'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
 import { expectProOnly, setTier } from '../../sync/test/pro-gate.js'
+import { smtpSink } from './smtp-sink.js'
 
 /** JSON answers, read loosely: the assertions check their shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,26 +15,6 @@ type Json = any
 
 /** The digest through the HTTP API: content with recurring events, delivery to a local SMTP sink and a webhook receiver. */
 const at = (s: string) => Date.parse(s)
-
-async function smtpSink(t: { teardown(fn: () => unknown): void }) {
-  const messages: Array<{ to: string[]; raw: string }> = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (c: Buffer) => chunks.push(c))
-      stream.on('end', () => {
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') })
-        callback()
-      })
-    },
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
-  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, messages }
-}
 
 /** Quoted-printable soft breaks and escapes undone (nodemailer encodes the text part). */
 const unQuote = (s: string) =>
