@@ -64,7 +64,7 @@ export function createJournal(db: Database.Database, options: JournalOptions) {
   const opts = { maxBytes: 64 * 1024 * 1024, maxEventBytes: MAX_EVENT_BYTES, ...options }
   // Prepared on first use: most daemons never replay or trim (docs/performance.md, sixth pass).
   const q = preparedOnUse(db, {
-    insert: () => db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message, cum_bytes) VALUES (?, ?, ?, ?, ?, ?)'),
+    insert: () => db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message, bytes_before) VALUES (?, ?, ?, ?, ?, ?)'),
     after: () =>
       db.prepare<[number, number, string | null], { seq: number; user_id: string | null; type: string; message: string }>(
         'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? AND (user_id = ? OR user_id IS NULL) ORDER BY seq',
@@ -78,18 +78,19 @@ export function createJournal(db: Database.Database, options: JournalOptions) {
     // The oldest event to keep for the byte limit is the first whose running total reaches it (migrations/003).
     cutByBytes: () =>
       db.prepare<[number], { seq: number }>(
-        'SELECT seq FROM realtime_journal INDEXED BY realtime_journal_cum_bytes WHERE cum_bytes >= ? ORDER BY cum_bytes LIMIT 1',
+        'SELECT seq FROM realtime_journal INDEXED BY realtime_journal_bytes_before WHERE bytes_before < ? ORDER BY bytes_before DESC LIMIT 1',
       ),
     remove: () => db.prepare('DELETE FROM realtime_journal WHERE seq <= ?'),
     saveState: () => db.prepare('UPDATE realtime_journal_state SET trimmed_through = ?, last_seq = ?, clean = ? WHERE id = 1'),
   })
 
   const state = db.prepare('SELECT trimmed_through, last_seq, clean FROM realtime_journal_state WHERE id = 1').get() as State
-  const newestRow = db.prepare('SELECT seq, cum_bytes FROM realtime_journal ORDER BY seq DESC LIMIT 1').get() as
-    { seq: number; cum_bytes: number } | undefined
+  const newestRow = db
+    .prepare('SELECT seq, bytes_before + length(CAST(message AS BLOB)) AS total FROM realtime_journal ORDER BY seq DESC LIMIT 1')
+    .get() as { seq: number; total: number } | undefined
   const newest = newestRow?.seq ?? 0
   /** The running total of message bytes, the newest event's included (queued ones too). */
-  let totalBytes = newestRow?.cum_bytes ?? 0
+  let totalBytes = newestRow?.total ?? 0
   let last = Math.max(newest, state.last_seq, state.trimmed_through)
   let trimmedThrough = state.trimmed_through
   if (!state.clean) {
@@ -166,7 +167,7 @@ export function createJournal(db: Database.Database, options: JournalOptions) {
     // they are the seqs above last - size. No query: counting back `size` rows read every message they hold.
     const bySize = last - opts.size
     const byAge = q.cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
-    // Kept: the events after the cut, whose bytes are totalBytes minus the cut's running total.
+    // Kept: the events that start at or after totalBytes - maxBytes: their bytes fit the limit.
     const byBytes = totalBytes > opts.maxBytes ? (q.cutByBytes.get(totalBytes - opts.maxBytes)?.seq ?? 0) : 0
     const cut = Math.max(bySize, byAge, byBytes)
     if (cut <= trimmedThrough) return 0
@@ -203,9 +204,9 @@ export function createJournal(db: Database.Database, options: JournalOptions) {
         kept = brief(seq)
         bytes = Buffer.byteLength(kept)
       }
+      pending.push([seq, userId, type, opts.now(), kept, totalBytes])
       totalBytes += bytes
       bytesSinceTrim += bytes
-      pending.push([seq, userId, type, opts.now(), kept, totalBytes])
       // Inside a caller's transaction a write would roll back with it: wait for the next turn. While
       // the database refuses writes, the retry timer writes (an append must not wait for the lock).
       if (pending.length >= MAX_PENDING && !db.inTransaction && !retry) flush()

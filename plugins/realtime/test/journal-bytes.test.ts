@@ -1,7 +1,12 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import t from 'tap'
+import { migrate, readMigrations } from '../../../core/db/migrate.js'
+import { openDatabase } from '../../../core/db/sqlite.js'
 import { auth, owner } from '../../../test/helper.js'
+import { createJournal } from '../journal.js'
 import { listening, type Message, TestClient } from './ws-client.js'
 
 /**
@@ -107,3 +112,27 @@ t.test(
     live.close()
   },
 )
+
+t.test('the journal keeps at most maxBytes of messages: the oldest go, a cursor before them resyncs', async (t) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'hearth-journal-')), 'hearth.db')
+  const db = openDatabase(file)
+  t.teardown(() => db.close())
+  migrate(db, 'realtime', readMigrations(new URL('../migrations/', import.meta.url)))
+  const journal = createJournal(db, { size: 10_000, maxAgeMs: 3_600_000, maxBytes: 10_000, now: Date.now })
+  const message = (seq: number) => JSON.stringify({ seq, text: 'x'.repeat(900) }).padEnd(1000, ' ')
+  for (let i = 0; i < 100; i++) journal.append(null, 'note.created', message)
+  await new Promise((r) => setImmediate(r))
+  journal.trim()
+  const kept = db.prepare('SELECT count(*) AS n, min(seq) AS oldest, sum(length(message)) AS bytes FROM realtime_journal').get() as {
+    n: number
+    oldest: number
+    bytes: number
+  }
+  t.ok(kept.bytes <= 10_000, `${kept.bytes} bytes kept`)
+  t.equal(kept.n, 10, 'the newest ten 1,000-byte messages')
+  t.equal(kept.oldest, 91)
+  t.match(journal.replay(50, null), { resync: true }, 'a cursor before the cut resyncs')
+  const recent = journal.replay(95, null)
+  t.same(recent.resync ? [] : recent.entries.map((e) => e.seq), [96, 97, 98, 99, 100], 'a recent one replays')
+  journal.close()
+})
