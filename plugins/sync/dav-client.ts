@@ -1,4 +1,5 @@
-import { OutboundError, outbound, type TargetPolicy } from './outbound.js'
+import { OutboundError, type TargetPolicy } from '../../lib/outbound-address.js'
+import { outbound } from '../../lib/outbound-request.js'
 import {
   escapeXml,
   has,
