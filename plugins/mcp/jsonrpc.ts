@@ -37,7 +37,9 @@ export interface Handlers {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isId = (v: unknown): v is Id => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+/** An id is echoed in the answer: a longer one would grow an answer past what its budget counts. */
+const MAX_ID_LENGTH = 128
+const isId = (v: unknown): v is Id => (typeof v === 'string' && v.length <= MAX_ID_LENGTH) || (typeof v === 'number' && Number.isFinite(v))
 
 /** What kind of message this is, or why it is not one. */
 export function classify(message: unknown): 'request' | 'notification' | 'response' | JsonRpcError {
@@ -45,7 +47,8 @@ export function classify(message: unknown): 'request' | 'notification' | 'respon
   const id = isId(message.id) ? message.id : null
   if (typeof message.method === 'string') {
     if (!('id' in message)) return 'notification'
-    if (id === null) return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number')
+    if (id === null)
+      return rpcError(null, INVALID_REQUEST, `Invalid Request: id must be a number or a string of at most ${MAX_ID_LENGTH} characters`)
     if (message.params !== undefined && !isObject(message.params))
       return rpcError(id, INVALID_REQUEST, 'Invalid Request: params must be an object')
     return 'request'
