@@ -26,9 +26,12 @@ fail() {
 
 # The first Debian mirror (a URI ending in /debian) in this machine's apt sources; the security mirror likewise.
 apt_uri() {
-  grep -hsE '^[[:space:]]*(URIs:|deb[[:space:]])' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list |
+  local files=() f
+  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list; do [ -f "$f" ] && files+=("$f"); done
+  [ ${#files[@]} -gt 0 ] || return 0
+  { grep -hE '^[[:space:]]*(URIs:|deb[[:space:]])' "${files[@]}" || true; } |
     sed -E 's/^[[:space:]]*URIs:[[:space:]]*//; s/^[[:space:]]*deb[[:space:]]+(\[[^]]*\][[:space:]]+)?//' |
-    tr ' ' '\n' | grep -E "$1" | head -n 1
+    tr ' ' '\n' | { grep -E "$1" || true; } | head -n 1
 }
 debian_mirror() { apt_uri '^https?://[^ ]+/debian/?$'; }
 debian_security_mirror() { apt_uri '^https?://[^ ]+/debian-security/?$'; }
@@ -143,7 +146,8 @@ unit_stop() {
 }
 
 unit_running() { [ -n "${UNIT_PIDS[$1]:-}" ] && kill -0 "${UNIT_PIDS[$1]}" 2>/dev/null; }
-unit_user() { stat -c %U "/proc/${UNIT_PIDS[$1]}"; }
+# The user a unit's process runs as, by the root's own user database (its uids are not the host's names).
+unit_user() { in_root getent passwd "$(stat -c %u "/proc/${UNIT_PIDS[$1]}")" | cut -d: -f1; }
 
 # Every process whose root directory is the test's root (started by the test, in the chroot), by PID.
 root_pids() {

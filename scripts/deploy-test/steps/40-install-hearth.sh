@@ -43,5 +43,7 @@ for set in CapAmb CapEff; do
   caps=$(sed -n "s/^$set:[[:space:]]*//p" "/proc/$PID/status")
   [ $((0x$caps)) -eq $((0x400)) ] || fail "the daemon's $set is $caps, not CAP_NET_BIND_SERVICE alone"
 done
-[ "$(stat -c '%U:%G %a' "$ROOT/var/lib/hearth")" = "hearth:hearth 750" ] || fail "/var/lib/hearth is $(stat -c '%U:%G %a' "$ROOT/var/lib/hearth")"
-[ "$(stat -c '%U %a' "$ROOT/var/lib/hearth/hearth.env")" = "hearth 600" ] || fail "the generated secrets are $(stat -c '%U %a' "$ROOT/var/lib/hearth/hearth.env")"
+mode=$(in_root stat -c '%U:%G %a' /var/lib/hearth)
+[ "$mode" = "hearth:hearth 750" ] || fail "/var/lib/hearth is $mode"
+mode=$(in_root stat -c '%U %a' /var/lib/hearth/hearth.env)
+[ "$mode" = "hearth 600" ] || fail "the generated secrets are $mode"

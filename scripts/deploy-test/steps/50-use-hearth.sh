@@ -7,7 +7,7 @@ in_root hearth users list | grep -q owner@example.test || fail "hearth users lis
 TOKEN=$(in_root hearth keys create --scope agent --label deploy-test --json | json j.key) || fail "hearth keys create --scope agent failed"
 export TOKEN
 in_root hearth keys create --scope dav --label phone --json | json j.scope | grep -qx dav || fail "hearth keys create --scope dav failed"
-in_root hearth doctor >"$WORK/doctor.txt" 2>&1 || fail "hearth doctor found a failure: $(grep -A1 FAIL "$WORK/doctor.txt" | xargs)"
+in_root hearth doctor >"$WORK/doctor.txt" 2>&1 || fail "hearth doctor found a failure: $(grep -A1 FAIL "$WORK/doctor.txt" | tr -s ' \n' ' ')"
 sed 's/^/  doctor: /' "$WORK/doctor.txt"
 
 id=$(http "$API/notes" POST '{"title":"deploy test","content":"a round trip"}' | json j.data.id) || fail "POST /notes failed"
