@@ -78,7 +78,8 @@ export async function startDaemon(t: TestContext, dataDir: string, env: Record<s
   }
   t.teardown(stop)
   const lockFile = join(dataDir, 'hearth.pid')
-  for (let i = 0; i < 300; i++) {
+  // Two minutes: a start takes a second or two, but far longer on a CI machine whose cores are all taken.
+  for (let i = 0; i < 1200; i++) {
     if (existsSync(lockFile)) {
       const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number; port: number }
       if (lock.pid === child.pid) return { pid: lock.pid, base: `http://127.0.0.1:${lock.port}/api/v1`, stop, child }

@@ -9,8 +9,15 @@ import { openApiDocument } from './document.js'
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 /** The JSON API's prefix; docs/api.md writes most routes without it. */
 const PREFIX = '/api/v1'
-/** Served outside the OpenAPI document, described in words: Prometheus, DAV and its discovery, the WebSocket. */
-const OUTSIDE = [/^\/metrics$/, /^\/dav(\/|$)/, /^\/\.well-known\//, /^\/api\/v1\/ws$/]
+/** Served outside the OpenAPI document, described in words: Prometheus, DAV and its discovery, the WebSocket, the document. */
+const OUTSIDE = [
+  /^\/metrics$/,
+  /^\/dav(\/|$)/,
+  /^\/\.well-known\//,
+  /^\/api\/v1\/ws$/,
+  /^\/api\/v1\/openapi\.json$/,
+  /^\/api\/v1\/docs(\/|$)/,
+]
 /** Words in docs/api.md that look like a route and are a part of one (PATCH /notes/:id/custom and its kin). */
 const FRAGMENTS = new Set(['PATCH /custom'])
 
