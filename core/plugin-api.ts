@@ -179,6 +179,8 @@ export type { RouteEntry, RouteSchema } from './route-pipeline.js'
 export type { TtlCache } from './cache.js'
 export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'
+// The names a restore gives the data folder it sets aside and its marker, for the backups plugin's restore.
+export { ASIDE_INFIX, RESTORE_MARKER } from './daemon-state.js'
 export { checkTargetUrl } from './outbound-target.js'
 export { readUploadedFile, type UploadOptions } from './uploads.js'
 export { jsonTextOf, withJsonText } from './pre-serialized.js'
