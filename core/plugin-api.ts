@@ -18,7 +18,7 @@ import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 import type { ByteBudget } from '../lib/byte-budget.js'
 
-export const PLUGIN_API_VERSION = '1.5.0'
+export const PLUGIN_API_VERSION = '1.6.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -44,7 +44,7 @@ export interface PluginManifest<C extends TObject = TObject> {
   config?: C
   /** Descriptions of the OpenAPI tags this plugin's routes use besides its name (the default tag). */
   tags?: Record<string, string>
-  /** Which API-key scopes reach this plugin's routes unless a route says otherwise. Default 'general'. */
+  /** Which API-key scopes reach this plugin's routes unless a route says otherwise (core/auth/access.ts). Default 'general'. */
   scope?: RouteGuards['scope']
 }
 

@@ -15,6 +15,8 @@ export default definePlugin(
     version: '1.0.0',
     apiVersion: '^1.0.0',
     prefix: '/network',
+    // Agent keys read DNS, storage and network; writes take a session or a system key.
+    scope: 'appliance',
     config: NetworkConfig,
     description: 'Network interfaces and internet connectivity',
   },
