@@ -25,15 +25,6 @@ export const KEY_REACH: Record<RouteScope, Record<KeyScope, Reach>> = {
   admin: { agent: 'none', sync: 'none', system: 'all', dav: 'none' },
 }
 
-/** What each route scope holds, in words (the OpenAPI access notes and docs/security.md). */
-export const ROUTE_SCOPES: Record<RouteScope, string> = {
-  records: 'notes, contacts, events, their search, import and export, and the realtime stream',
-  agents: "the agents' endpoint (MCP)",
-  appliance: 'DNS, storage and network',
-  general: "everything else a user has: AI settings, digest, sync connectors, photos, proxy, VPN, the user's own keys and password",
-  admin: 'users, API keys, backups and storage set-up',
-}
-
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /** Whether the caller's API-key scope reaches a route of `routeScope` with `method`; true for every other caller. */

@@ -29,6 +29,7 @@ export default definePlugin(
     app.get(
       '/interfaces',
       {
+        config: { errors: ['SERVICE_UNAVAILABLE'] },
         schema: { summary: 'List network interfaces', tags: ['network'], response: { 200: ListOf(InterfaceSchema) } },
       },
       // hal.with detects the driver on first use (no probe at start) and answers 503 when none is supported.
