@@ -67,6 +67,6 @@ export function keyActsFor<U extends { id: string; role: Role }>(
  */
 export function keyManagementRefusal(maker: Role, holder: Role, scope?: KeyScope): string | null {
   if (scope === 'system' && maker !== 'owner') return 'Only an owner creates system keys'
-  if (rank(holder) > rank(maker)) return "A key for a user above your role is not yours to manage"
+  if (rank(holder) > rank(maker)) return 'A key for a user above your role is not yours to manage'
   return null
 }

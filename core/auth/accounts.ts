@@ -63,7 +63,8 @@ export function createAccounts(deps: { users: Users; apiKeys: ApiKeys; tokens: T
      */
     updateUser(actor: Actor, target: UserRow, patch: UserChange): UserRow {
       const losesOwner = target.role === 'owner' && ((patch.role && patch.role !== 'owner') || patch.disabled === true)
-      if ((patch.role === 'owner' || target.role === 'owner') && actor.role !== 'owner') throw new HttpError('FORBIDDEN', 'Owner role required')
+      if ((patch.role === 'owner' || target.role === 'owner') && actor.role !== 'owner')
+        throw new HttpError('FORBIDDEN', 'Owner role required')
       if (losesOwner && users.activeOwners() <= 1) throw new HttpError('UNPROCESSABLE', 'The last owner cannot be demoted or disabled')
       const updated = users.update(target.id, patch)
       if (patch.disabled) deps.tokens.revokeAllForUser(target.id)

@@ -27,7 +27,8 @@ export function createCallers(users: Users) {
   const named = (header: NamedUser): UserRow | undefined => {
     const raw = Array.isArray(header) ? header[0] : header
     if (!raw) return undefined
-    if (!UUID.test(raw)) throw new HttpError('VALIDATION_ERROR', 'X-Svc-User-Id must be a UUID', { field: 'X-Svc-User-Id', constraint: 'format' })
+    if (!UUID.test(raw))
+      throw new HttpError('VALIDATION_ERROR', 'X-Svc-User-Id must be a UUID', { field: 'X-Svc-User-Id', constraint: 'format' })
     const user = users.get(raw)
     if (!user || user.disabled) throw new HttpError('NOT_FOUND', 'User named by X-Svc-User-Id not found')
     return user

@@ -82,8 +82,7 @@ const revoke: Command = {
     const id = args.positionals[0] as string
     let key: Key
     if (ctx.daemon()) key = await (await ctx.api()).call<Key>('DELETE', `/admin/api-keys/${encodeURIComponent(id)}`)
-    else
-      key = withDb(ctx, (s) => publicKey(s.accounts.revokeKey(s.operator(), id)))
+    else key = withDb(ctx, (s) => publicKey(s.accounts.revokeKey(s.operator(), id)))
     ctx.out(row(key))
     return EXIT.OK
   },

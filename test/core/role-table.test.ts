@@ -79,8 +79,7 @@ function expected(c: Credential, route: Route): { status: number; code: string }
   const target = c.names === 'other member' ? 'user' : c.names
   if (c.kind === 'sync' || c.kind === 'system') {
     // Whom the key acts for, decided before any route is looked at.
-    if (c.names && (c.names === 'other member' || c.names !== c.holder) && c.holder === 'user')
-      return { status: 403, code: 'FORBIDDEN' }
+    if (c.names && (c.names === 'other member' || c.names !== c.holder) && c.holder === 'user') return { status: 403, code: 'FORBIDDEN' }
     if (target && rank(target) > rank(c.holder)) return { status: 403, code: 'FORBIDDEN' }
   }
   if (c.kind !== 'session') {
@@ -118,7 +117,9 @@ t.test('every role × credential × route: the table’s answer, never a 500', a
     },
     run: noTools,
   })
-  const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> }
+  const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
+    paths: Record<string, Record<string, Operation>>
+  }
   const routes: Route[] = Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
   )
@@ -137,7 +138,8 @@ t.test('every role × credential × route: the table’s answer, never a 500', a
     for (const scope of KEY_SCOPES) {
       // Made by the owner, so each key's ceiling is its holder's role.
       const key = await apiKey(app, o.token, { scope, user_id: person.userId })
-      const named: Array<Role | 'other member' | undefined> = scope === 'sync' || scope === 'system' ? [undefined, ...ROLES, 'other member'] : [undefined]
+      const named: Array<Role | 'other member' | undefined> =
+        scope === 'sync' || scope === 'system' ? [undefined, ...ROLES, 'other member'] : [undefined]
       for (const names of named)
         credentials.push({
           name: `${holder}'s ${scope} key${names ? ` naming ${names}` : ''}`,
@@ -178,6 +180,10 @@ t.test('every role × credential × route: the table’s answer, never a 500', a
   }
   const report = [...failures].map(([what, who]) => `${what} (${who.length}: ${who.slice(0, 3).join('; ')}${who.length > 3 ? '...' : ''})`)
   t.ok(routes.length >= 100, `${routes.length} routes`)
-  t.equal(credentials.length, 3 * 14, '3 roles × (session, agent key, dav key, sync and system keys naming nobody, each role or another member, the system token)')
+  t.equal(
+    credentials.length,
+    3 * 14,
+    '3 roles × (session, agent key, dav key, sync and system keys naming nobody, each role or another member, the system token)',
+  )
   t.same(report, [], `${injects} requests, ${report.length} kinds of answer off the table`)
 })

@@ -147,7 +147,13 @@ t.test('agent keys read records, search, DNS, storage and network, and nothing e
   t.equal(metrics.statusCode, 403, 'an owner’s agent key reads no metrics')
   t.equal(code(metrics), 'INSUFFICIENT_SCOPE')
 
-  for (const url of ['/api/v1/notes', '/api/v1/contacts?search=x', '/api/v1/dns/zones', '/api/v1/dns/templates', '/api/v1/network/interfaces']) {
+  for (const url of [
+    '/api/v1/notes',
+    '/api/v1/contacts?search=x',
+    '/api/v1/dns/zones',
+    '/api/v1/dns/templates',
+    '/api/v1/network/interfaces',
+  ]) {
     const res = await app.inject({ method: 'GET', url, headers: auth(agent) })
     t.equal(res.statusCode, 200, `GET ${url}: read`)
   }

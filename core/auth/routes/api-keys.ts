@@ -41,7 +41,8 @@ export async function apiKeyRoutes(app: PluginInstance, { apiKeys, accounts }: A
       config: admin,
       schema: {
         summary: 'Revoke an API key',
-        description: "Live connections made with the key close at once. A key of a user above the caller's role is not theirs to revoke (403 FORBIDDEN).",
+        description:
+          "Live connections made with the key close at once. A key of a user above the caller's role is not theirs to revoke (403 FORBIDDEN).",
         params: IdParams,
         response: { 200: Single(ApiKey) },
       },

@@ -109,7 +109,7 @@ t.test('login answers the auth URL while the CLI waits; logout and certificates;
   t.equal(events[0]?.userId, null, 'an instance event: admins only on the WebSocket')
 })
 
-t.test('roles: anyone signed in reads the status, actions need an admin; install runs the configured command', async (t) => {
+t.test('roles: anyone signed in reads the status (agent keys do not), actions need an admin; install runs the configured command', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-install-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const marker = join(dir, 'installed')
@@ -117,7 +117,9 @@ t.test('roles: anyone signed in reads the status, actions need an admin; install
   const member = await addUser(app, o.token)
   const agent = await apiKey(app, o.token, { scope: 'agent' })
   t.equal((await call('GET', '/status', member.token)).statusCode, 200)
-  t.equal((await call('GET', '/status', agent)).statusCode, 200, 'agent keys read the VPN status')
+  const byAgent = await call('GET', '/status', agent)
+  t.equal(byAgent.statusCode, 403, 'agent keys do not reach the VPN')
+  t.equal(byAgent.json().error.code, 'INSUFFICIENT_SCOPE')
   for (const action of ['/login', '/logout', '/install', '/generate-cert'])
     t.equal((await call('POST', action, member.token)).statusCode, 403, action)
   const install = await call('POST', '/install')
