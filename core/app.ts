@@ -176,6 +176,7 @@ async function assemble(
       (api) =>
         authRoutes(api, {
           service: services.authService,
+          accounts: services.accounts,
           users: services.users,
           apiKeys: services.apiKeys,
           tokens: services.tokens,

@@ -4,7 +4,8 @@ import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import type {} from '@fastify/swagger'
 import type { Counter, Gauge, Registry } from 'prom-client'
 import type { Authenticate } from './auth/authenticate.js'
-import { roleAllows } from './auth/guards.js'
+import { roleAllows, scopeAllows } from './auth/access.js'
+import { insufficientScope } from './auth/guards.js'
 import { HttpError } from './errors.js'
 import { sentMethod } from './head-requests.js'
 import type { Hal } from './hal/registry.js'
@@ -115,6 +116,8 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
       app.get('/metrics', { config: { auth: false, envelope: 'none' }, schema: { hide: true } }, async (request, reply) => {
         if (!LOOPBACK.test(request.ip)) {
           const auth = await authenticate(request.headers)
+          // The same gate as an admin route: a system key acting for an admin, or an admin's session.
+          if (!scopeAllows(auth, 'admin', 'GET')) throw insufficientScope(auth)
           if (!roleAllows(auth, 'admin')) throw new HttpError('FORBIDDEN')
         }
         const registry = await scraped()

@@ -44,7 +44,7 @@ export interface PluginManifest<C extends TObject = TObject> {
   config?: C
   /** Descriptions of the OpenAPI tags this plugin's routes use besides its name (the default tag). */
   tags?: Record<string, string>
-  /** Which API-key scopes reach this plugin's routes unless a route says otherwise. Default 'general'. */
+  /** Which API-key scopes reach this plugin's routes unless a route says otherwise (core/auth/access.ts). Default 'general'. */
   scope?: RouteGuards['scope']
 }
 

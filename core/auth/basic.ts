@@ -1,6 +1,7 @@
 import { HttpError } from '../errors.js'
 import type { Limiter } from '../rate-limit.js'
 import type { ApiKeys } from './api-keys.js'
+import type { Callers } from './callers.js'
 import type { AuthContext, KeyScope } from './context.js'
 import type { Users } from './users.js'
 
@@ -15,7 +16,7 @@ const MAX_HEADER = 1024
  * Failures count like failed logins (per client address and per account) and, once the
  * budget is spent, answer 429 before any key is looked at.
  */
-export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; loginFailures: Limiter }) {
+export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; loginFailures: Limiter; callers: Callers }) {
   const refuse = () => new HttpError('UNAUTHORIZED', 'Sign in with your email and an API key', undefined, BASIC_CHALLENGE)
 
   return function basic(authorization: string | undefined, client: string, scope: KeyScope): AuthContext {
@@ -40,15 +41,7 @@ export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; loginFai
       throw refuse()
     }
     deps.loginFailures.reset(accountKey)
-    return {
-      via: 'api_key',
-      userId: user.id,
-      email: user.email,
-      role: user.role,
-      tier: deps.users.tierOf(user),
-      scope: key.scope,
-      keyId: key.id,
-    }
+    return deps.callers.key(key, undefined)
   }
 }
 export type BasicAuth = ReturnType<typeof createBasicAuth>

@@ -25,6 +25,8 @@ export default definePlugin(
     version: '1.0.0',
     apiVersion: '^1.0.0',
     prefix: '/dns',
+    // Agent keys read DNS, storage and network; writes take a session or a system key.
+    scope: 'appliance',
     description: "The home's DNS: authoritative zones served by Hearth, zones kept at DNS providers, dynamic DNS",
     migrations: new URL('./migrations/', import.meta.url),
     config: DnsConfig,
