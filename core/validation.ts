@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
-import { dataShapes, spliceEnvelope } from './pre-serialized.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
 // Ajv is made, not at load: the bundle loads Ajv and ajv-formats on first use (scripts/bundle.mjs LAZY).
@@ -89,11 +88,7 @@ export function installValidators(app: FastifyInstance): void {
 
   app.setSerializerCompiler((route) => {
     let serialize: Serialize | undefined
-    const shapes = dataShapes(route.schema)
     return (data: unknown) => {
-      // Records a plugin keeps with their JSON text (core/pre-serialized.ts) are not serialized again.
-      const spliced = shapes.length ? spliceEnvelope(data, shapes) : undefined
-      if (spliced !== undefined) return spliced
       serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route)
       return serialize(data)
     }
