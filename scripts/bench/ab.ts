@@ -13,7 +13,7 @@
 import { join } from 'node:path'
 import { ownerWithKey, DAEMON_ENTRY, type Daemon, median, ROOT, startDaemon, startScript, withCpu } from './harness.js'
 import { type Shot, shoot } from './load.js'
-import { seedNotes } from './perf.js'
+import { seedNotes } from './perf-notes.js'
 import { databasePath } from '../../core/db/sqlite.js'
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'))
