@@ -7,7 +7,7 @@ import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
-// Ajv is made, not at load: the bundle loads Ajv and ajv-formats on first use (scripts/bundle.mjs LAZY).
+// Ajv is made, not at load.
 const addFormats = (ajv: Ajv): Ajv => (((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv)(ajv)
 
 function make(options: Options): Ajv {
