@@ -4,13 +4,13 @@ import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox
 import { Errors } from '@sinclair/typebox/errors'
 import { defaults } from '../config/defaults.js'
 import { isSecretSetting, REDACTED } from './logging/redact.js'
+import { env } from '../lib/config-env.js'
 
 /**
  * Configuration: embedded defaults < <data>/hearth.env < environment.
  * Every schema property names its variable with `env`; plugins declare their
  * own slices the same way and get them validated through `readSlice`.
  */
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
 
 export const CoreConfig = Type.Object({
   port: env('HEARTH_PORT', Type.Integer({ minimum: 0, maximum: 65535 })),

@@ -127,7 +127,7 @@ export async function bundle() {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     external: EXTERNALS,
     plugins: [hearthSources(assets)],
     banner: { js: BANNER },

@@ -1,6 +1,6 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { env } from '../../lib/config-env.js'
 
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
 
 /** decisions.md "Operations": scheduled backups with retention. */
 export const BackupsConfig = Type.Object({

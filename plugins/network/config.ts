@@ -1,6 +1,6 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { env } from '../../lib/config-env.js'
 
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
 
 /** The network plugin's config slice: the outside targets it measures are config, so tests point them at local servers. */
 export const NetworkConfig = Type.Object({

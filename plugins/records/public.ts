@@ -18,4 +18,6 @@ export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
 // The compact projection's last step (decisions.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
+// The import limits of archives (a member, all members, unpacked), for plugins reading uploads the same way.
+export { ARCHIVE_IMPORT_LIMITS } from './formats/archive.js'
 export type { StoredProperty } from './engine/properties.js'

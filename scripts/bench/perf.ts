@@ -176,7 +176,9 @@ export async function benchPerf(): Promise<Record<string, number | string>> {
     // Reads: the daemon's answers for 4,096 notes, which bare Fastify answers from memory.
     const ids = spreadIds(file, userId, SPREAD)
     const answers: Record<string, unknown> = {}
-    for (const id of ids) answers[id] = await (await fetch(`${api}/notes/${id}`, { headers })).json()
+    // After the seed the server may close an idle kept-alive socket just as it is reused: ask again once.
+    const get = (url: string) => fetch(url, { headers }).catch(() => fetch(url, { headers }))
+    for (const id of ids) answers[id] = await (await get(`${api}/notes/${id}`)).json()
     const answersFile = join(scratch, 'answers.json')
     writeFileSync(answersFile, JSON.stringify(answers))
     const bare = await startScript(join(ROOT, 'dist/scripts/bench/bare-server.js'), [`@${answersFile}`])

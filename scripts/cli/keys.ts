@@ -1,11 +1,14 @@
 import { publicKey } from '../../core/auth/api-keys.js'
+import type { KeyScope } from '../../core/auth/context.js'
+import { KeyScope as KeyScopeSchema } from '../../core/auth/schemas.js'
 import { type Command, CliError, EXIT, str } from './command.js'
 import type { Context } from './context.js'
 import { apiUser, findUser, printList, withDb } from './direct.js'
 
 type Key = ReturnType<typeof publicKey> & { key?: string }
-const SCOPES = ['agent', 'system', 'sync'] as const
-type Scope = (typeof SCOPES)[number]
+/** The scopes the API accepts (its schema's enum): the CLI offers the same ones. */
+const SCOPES = (KeyScopeSchema as unknown as { enum: KeyScope[] }).enum
+type Scope = KeyScope
 
 const row = (k: Key) => [k.id, k.key_prefix, k.scope, k.user_id, k.label ?? '', k.revoked_at ? 'revoked' : 'active'].join('\t')
 
@@ -24,9 +27,10 @@ async function userId(ctx: Context, who: string | undefined): Promise<string | u
 const create: Command = {
   name: 'create',
   summary: 'Create an API key and print it (shown this once)',
-  usage: 'hearth keys create --user USER [--scope agent|system|sync] [--label TEXT] [--json]',
+  usage: 'hearth keys create --user USER [--scope agent|system|sync|dav] [--label TEXT] [--json]',
   help: `--user   email or id of the key's owner (default: the first owner)
---scope  agent (default): records only, as its owner; system: every route, may act for users; sync: records
+--scope  agent (default): records only, as its owner; system: every route, may act for users; sync: records;
+         dav: CalDAV/CardDAV only, as its owner (the password of a phone's or a calendar app's account)
 --label  a name to recognise the key by
 The key is printed on the first line; Hearth keeps only its SHA-256.`,
   options: { user: { type: 'string' }, scope: { type: 'string' }, label: { type: 'string' }, json: { type: 'boolean' } },

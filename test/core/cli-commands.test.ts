@@ -8,6 +8,8 @@ const COMMANDS: string[][] = [
   ['setup'],
   ['users'],
   ['users', 'list'],
+  ['users', 'create'],
+  ['users', 'set-password'],
   ['users', 'reset-token'],
   ['users', 'set-role'],
   ['users', 'set-tier'],

@@ -105,7 +105,7 @@ t.test('a plain archive: checksums and integrity_check are verified, a newer sch
   t.match(refused.stderr, `newer than this Hearth knows (core 99 > ${CORE_SCHEMA})`)
 
   // An archive whose database is not the one its manifest describes (one byte changed, sizes equal).
-  const { tarEnd, tarHeader, tarPadding } = await import('../tar.js')
+  const { tarEnd, tarHeader, tarPadding } = await import('../../../lib/archive/tar.js')
   const dbBytes = readFileSync(join(staged, 'hearth.db'))
   const changed = Buffer.from(dbBytes)
   changed[changed.length - 1] = (changed[changed.length - 1] as number) ^ 0xff
