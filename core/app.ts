@@ -11,8 +11,6 @@ import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
 import { loggerOptions } from './logging/index.js'
-import { lazyChildLogger } from './logging/lazy-child.js'
-import { headAsGet } from './head-requests.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
@@ -55,12 +53,8 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const sources = ensureSecrets(given)
   const config = loadCoreConfig(sources)
 
-  // HEAD is answered by the GET route, without a twin route per GET (core/head-requests.ts).
-  const head = headAsGet()
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
-    // Each request's pino child is made when something logs through it, not for every request.
-    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -70,10 +64,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     trustProxy: 'loopback',
-    exposeHeadRoutes: head.exposeHeadRoutes,
-    rewriteUrl: head.rewriteUrl,
   }).withTypeProvider<HearthTypeProvider>()
-  head.install(app)
 
   const services = createServices(config, sources, app.log, options)
   try {

@@ -7,7 +7,6 @@ import type { Authenticate } from './auth/authenticate.js'
 import { roleAllows, scopeAllows } from './auth/access.js'
 import { insufficientScope } from './auth/guards.js'
 import { HttpError } from './errors.js'
-import { sentMethod } from './head-requests.js'
 import type { Hal } from './hal/registry.js'
 import { createRequestTally } from './request-tally.js'
 import { withHook } from './route-hooks.js'
@@ -102,7 +101,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
       app.addHook('onRoute', (route) => {
         const observe = tally.route(route.url)
         const hook: onResponseHookHandler = (request, reply, done) => {
-          observe(sentMethod(request), reply.statusCode, reply.elapsedTime)
+          observe(request.method, reply.statusCode, reply.elapsedTime)
           done()
         }
         route.onResponse = withHook(route.onResponse, hook, 'last')
@@ -110,7 +109,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
       // Requests no route matched (404s) have no route hooks: this one counts them.
       const unmatched = tally.route('unmatched')
       app.addHook('onResponse', (request, reply, done) => {
-        if (request.is404) unmatched(sentMethod(request), reply.statusCode, reply.elapsedTime)
+        if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime)
         done()
       })
       app.get('/metrics', { config: { auth: false, envelope: 'none' }, schema: { hide: true } }, async (request, reply) => {

@@ -7,7 +7,6 @@ import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
 import { withHook } from './route-hooks.js'
 import { envelopeOf, ListOf, type Page, Single, type Tier } from './schemas.js'
-import { serializerKeys } from './response-keys.js'
 import { statusMap } from './status-map.js'
 
 /**
@@ -102,8 +101,7 @@ function contract(route: RouteOptions, config: RouteGuards, mode: Mode, ctx: Pip
         ([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared] as const,
       ),
     )
-  // Fastify's serializer map gets '2xx' for a single 2xx code; the document still reads the declared codes.
-  if (response) schema.response = serializerKeys(response)
+  if (response) schema.response = response
   if (given.hide) return schema
   const method = String(route.method)
   schema.operationId ??= operationIdOf(method, route.url, {

@@ -5,10 +5,9 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
-import { dataShapes, spliceEnvelope } from './pre-serialized.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
-// Ajv is made, not at load: the bundle loads Ajv and ajv-formats on first use (scripts/bundle.mjs LAZY).
+// Ajv is made, not at load.
 const addFormats = (ajv: Ajv): Ajv => (((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv)(ajv)
 
 function make(options: Options): Ajv {
@@ -89,11 +88,7 @@ export function installValidators(app: FastifyInstance): void {
 
   app.setSerializerCompiler((route) => {
     let serialize: Serialize | undefined
-    const shapes = dataShapes(route.schema)
     return (data: unknown) => {
-      // Records a plugin keeps with their JSON text (core/pre-serialized.ts) are not serialized again.
-      const spliced = shapes.length ? spliceEnvelope(data, shapes) : undefined
-      if (spliced !== undefined) return spliced
       serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route)
       return serialize(data)
     }

@@ -50,7 +50,6 @@ export default definePlugin(
       validator: api.validator,
       timezone: api.config.timezone,
       recordCacheBytes: api.config.recordCacheMb * 1024 * 1024,
-      serializer: api.serializer,
       metrics: api.metrics,
     })
     const occurrences = eventOccurrences(service, api.db)
