@@ -1,3 +1,6 @@
+import { existsSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { buildApp } from '../../core/app.js'
 import { ConfigError } from '../../core/config.js'
@@ -63,11 +66,14 @@ t.test('HEARTH_TRUSTED_PROXIES names the proxies; another local peer is not one'
 })
 
 t.test('a typo in HEARTH_TRUSTED_PROXIES stops the start', async (t) => {
-  const started = buildApp({ env: { HEARTH_DATA_DIR: '/nonexistent/hearth-test', HEARTH_TRUSTED_PROXIES: '127.0.0.1,loopbak' } })
+  const dataDir = join(tmpdir(), `hearth-typo-${process.pid}`)
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const started = buildApp({ env: { HEARTH_DATA_DIR: dataDir, HEARTH_TRUSTED_PROXIES: '127.0.0.1,loopbak' } })
   const err = await started.then(
     () => null,
     (e: unknown) => e,
   )
   t.ok(err instanceof ConfigError, 'a configuration error')
   t.match((err as Error).message, /HEARTH_TRUSTED_PROXIES=127\.0\.0\.1,loopbak is invalid: 'loopbak'/)
+  t.notOk(existsSync(dataDir), 'nothing is half-started: no data folder')
 })
