@@ -18,7 +18,7 @@ import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 import type { ByteBudget } from '../lib/byte-budget.js'
 
-export const PLUGIN_API_VERSION = '1.5.0'
+export const PLUGIN_API_VERSION = '1.6.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -179,6 +179,7 @@ export type { RouteEntry, RouteSchema } from './route-pipeline.js'
 export type { TtlCache } from './cache.js'
 export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'
+export { checkTargetUrl } from './outbound-target.js'
 export { readUploadedFile, type UploadOptions } from './uploads.js'
 export { jsonTextOf, withJsonText } from './pre-serialized.js'
 export { preparedOnUse, type PreparedStatements, type StatementSource } from './db/prepared-on-use.js'
@@ -197,7 +198,7 @@ export type {
 export { defineDriver } from './hal/driver.js'
 export type { CommandRunner, RunOptions, RunResult } from './hal/command.js'
 export { runCommand, ToolMissingError } from './hal/command.js'
-export type { Scheduler, ScheduledJob } from './scheduler.js'
+export type { Scheduler, ScheduledJob, ScheduleOptions } from './scheduler.js'
 export * from './schemas.js'
 // TypeBox through the core: a plugin built outside the tree uses the same copy as the core's schemas.
 export { Type } from '@sinclair/typebox'

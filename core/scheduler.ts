@@ -1,6 +1,7 @@
 import cron from 'node-cron'
 import type { FastifyBaseLogger } from 'fastify'
-import { type CronFields, nextMatch, numericFields } from './cron-next.js'
+import { type CronFields, isCron, numericFields } from '../lib/cron.js'
+import { nextMatch } from '../lib/cron-next.js'
 
 export interface ScheduledJob {
   readonly name: string
@@ -10,9 +11,19 @@ export interface ScheduledJob {
   stop(): void
 }
 
+export interface ScheduleOptions {
+  /**
+   * Scheduled runs closer than this to the previous start are skipped: the floor holds even when a
+   * daylight-saving change squeezes two wall-clock times together. `runNow` is not held back.
+   */
+  minIntervalMs?: number
+}
+
 export interface Scheduler {
   /** Schedules `task` on a cron expression (seconds field allowed). Runs never overlap. */
-  schedule(name: string, expression: string, task: () => Promise<void> | void): ScheduledJob
+  schedule(name: string, expression: string, task: () => Promise<void> | void, options?: ScheduleOptions): ScheduledJob
+  /** The job scheduled under `name`, if any. */
+  get(name: string): ScheduledJob | undefined
   /** Stops every job; called when the daemon closes. */
   stopAll(): Promise<void>
 }
@@ -21,8 +32,8 @@ export function createScheduler(log: FastifyBaseLogger): Scheduler {
   const jobs = new Map<string, { job: ScheduledJob; running: Promise<void> | null }>()
 
   return {
-    schedule(name, expression, task) {
-      if (!cron.validate(expression)) throw new Error(`job ${name}: invalid cron expression "${expression}"`)
+    schedule(name, expression, task, options = {}) {
+      if (!isCron(expression)) throw new Error(`job ${name}: invalid cron expression "${expression}"`)
       if (jobs.has(name)) throw new Error(`job ${name} is already scheduled`)
       const slot: { job: ScheduledJob; running: Promise<void> | null } = { job: null as unknown as ScheduledJob, running: null }
       const run = (): Promise<void> => {
@@ -38,8 +49,15 @@ export function createScheduler(log: FastifyBaseLogger): Scheduler {
         })()
         return slot.running
       }
+      let lastStart = -Infinity
+      const due = (): Promise<void> => {
+        const now = Date.now()
+        if (options.minIntervalMs && now - lastStart < options.minIntervalMs) return Promise.resolve()
+        lastStart = now
+        return run()
+      }
       const fields = numericFields(expression)
-      const handle = fields ? localTimer(fields, run) : cron.schedule(expression, () => run(), { name, noOverlap: true })
+      const handle = fields ? localTimer(fields, due) : cron.schedule(expression, () => due(), { name, noOverlap: true })
       slot.job = {
         name,
         runNow: run,
@@ -52,6 +70,7 @@ export function createScheduler(log: FastifyBaseLogger): Scheduler {
       jobs.set(name, slot)
       return slot.job
     },
+    get: (name) => jobs.get(name)?.job,
     async stopAll() {
       const running = [...jobs.values()].map((s) => s.running).filter(Boolean)
       for (const { job } of [...jobs.values()]) job.stop()
@@ -64,7 +83,7 @@ export function createScheduler(log: FastifyBaseLogger): Scheduler {
 const MAX_DELAY = 2 ** 31 - 1
 
 /**
- * A numeric expression's runs on a timer (core/cron-next.ts says why not node-cron's). Like node-cron's
+ * A numeric expression's runs on a timer (lib/cron-next.ts says why not node-cron's). Like node-cron's
  * task: armed on the next match, the run is started when the timer fires (the caller skips it if the
  * previous one is still going), then the match after that one is armed.
  */

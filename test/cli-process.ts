@@ -63,11 +63,20 @@ export interface Daemon {
   child: ChildProcess
 }
 
-/** Spawns the daemon (node dist/core/main.js) on `dataDir` and waits for its lock file; killed by PID in teardown. */
-export async function startDaemon(t: TestContext, dataDir: string, env: Record<string, string> = {}): Promise<Daemon> {
+/**
+ * Spawns the daemon (node dist/core/main.js) on `dataDir` and waits for its lock file; killed by PID in
+ * teardown. `as` runs it as another user (the test must be root; `dataDir` must be that user's).
+ */
+export async function startDaemon(
+  t: TestContext,
+  dataDir: string,
+  env: Record<string, string> = {},
+  as: { uid: number; gid: number } | null = null,
+): Promise<Daemon> {
   const child = spawn(process.execPath, [DAEMON], {
     env: { ...process.env, ...quietEnv(dataDir), HEARTH_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...(as ? { uid: as.uid, gid: as.gid } : {}),
   })
   let stderr = ''
   child.stderr?.on('data', (c) => (stderr = (stderr + c).slice(-8000)))

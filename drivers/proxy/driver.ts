@@ -22,7 +22,7 @@ export interface ProxyDriver extends DriverInstance {
   apply(routes: ProxyRoute[]): Promise<ApplyResult>
   /** Whether the proxy still serves the configuration of the last apply (false after a restart that lost it). */
   inStep(): Promise<boolean>
-  /** The PEM certificate the proxy holds for a domain, or null before issuance. */
+  /** The PEM certificate the proxy serves for a domain (read from a TLS handshake), or null before issuance. */
   certificate(domain: string): Promise<string | null>
   /** The last issuance failure per domain that has not been followed by a success. */
   issuanceErrors(): Promise<Map<string, string>>

@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import { HttpError, preparedOnUse, type Secrets } from '../../core/plugin-api.js'
+import { parseTargetUrl } from '../../lib/outbound-address.js'
 import type { AiConfig } from './config.js'
 import { type AiClient, createClient, type ProviderName } from './provider/client.js'
 
@@ -123,15 +124,12 @@ export function settingsStore(db: Database.Database, secrets: Secrets, config: A
   }
 }
 
+/** Only an admin sets a base URL, and an admin may reach the local network (an Ollama on the LAN): the address is not judged, the form is. */
 function checkBaseUrl(value: string): void {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new HttpError('VALIDATION_ERROR', 'base_url: not a URL', { field: 'base_url', constraint: 'format' })
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new HttpError('VALIDATION_ERROR', 'base_url: http or https only', { field: 'base_url', constraint: 'format' })
-  if (url.username || url.password || url.search || url.hash)
-    throw new HttpError('VALIDATION_ERROR', 'base_url: no credentials, query or fragment', { field: 'base_url', constraint: 'format' })
+  const url = parseTargetUrl(value)
+  if (!url || url.search || url.hash)
+    throw new HttpError('VALIDATION_ERROR', 'base_url: an http(s) URL without credentials, query or fragment', {
+      field: 'base_url',
+      constraint: 'format',
+    })
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { definePlugin, everything, ListOf } from '../../core/plugin-api.js'
+import { MIN_SCHEDULE_MINUTES, scheduleMessage, scheduleProblem } from '../../lib/cron.js'
 import { createBackup } from './archive.js'
 import { BackupsConfig } from './config.js'
 import { applyRetention, listScheduled, scheduledName } from './schedule.js'
@@ -30,21 +31,28 @@ export default definePlugin(
   async (app, api) => {
     const dir = api.config.dir || join(api.dataDir, 'backups')
 
+    const problem = api.config.cron ? scheduleProblem(api.config.cron) : null
+    if (problem) throw new Error(`HEARTH_BACKUP_CRON: "${api.config.cron}" ${scheduleMessage(problem)}`)
     if (api.config.cron) {
-      api.cron.schedule('backups', api.config.cron, async () => {
-        mkdirSync(dir, { recursive: true, mode: 0o700 })
-        const passphrase = api.config.passphrase || undefined
-        const name = scheduledName(new Date(api.now()), Boolean(passphrase))
-        const { bytes } = await createBackup({
-          db: api.db,
-          envFile: join(api.dataDir, 'hearth.env'),
-          destination: join(dir, name),
-          version: api.coreVersion,
-          passphrase,
-        })
-        const removed = applyRetention(dir, api.config.keep)
-        api.log.info({ backup: name, bytes, removed }, 'scheduled backup written')
-      })
+      api.cron.schedule(
+        'backups',
+        api.config.cron,
+        async () => {
+          mkdirSync(dir, { recursive: true, mode: 0o700 })
+          const passphrase = api.config.passphrase || undefined
+          const name = scheduledName(new Date(api.now()), Boolean(passphrase))
+          const { bytes } = await createBackup({
+            db: api.db,
+            envFile: join(api.dataDir, 'hearth.env'),
+            destination: join(dir, name),
+            version: api.coreVersion,
+            passphrase,
+          })
+          const removed = applyRetention(dir, api.config.keep)
+          api.log.info({ backup: name, bytes, removed }, 'scheduled backup written')
+        },
+        { minIntervalMs: MIN_SCHEDULE_MINUTES * 60_000 },
+      )
     }
 
     app.get(

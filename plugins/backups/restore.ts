@@ -87,7 +87,7 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreResult
 
     const owner = existsSync(dataDir) ? statSync(dataDir) : null
     const aside = owner ? `${dataDir}${ASIDE_INFIX}${stamp((opts.now ?? (() => new Date()))())}` : null
-    // What the archive does not hold (Caddy's state, files...) comes along, copied: the old folder stays whole.
+    // What the archive does not hold (other files and folders) comes along, copied: the old folder stays whole.
     if (owner)
       for (const name of readdirSync(dataDir)) {
         if (!REPLACED.has(name)) cpSync(join(dataDir, name), join(staging, name), { recursive: true, preserveTimestamps: true })

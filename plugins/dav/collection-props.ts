@@ -1,5 +1,5 @@
 import type { Kind } from './store.js'
-import { child, childrenOf, is, NS, type PropResult, type XmlNode } from './xml.js'
+import { child, childrenOf, is, NS, type PropResult, type XmlNode } from '../../lib/webdav-xml/index.js'
 
 /**
  * The properties a client may set on a collection (PROPPATCH, RFC 4918 9.2; MKCALENDAR's and

@@ -5,7 +5,7 @@ import { davRoutes } from './routes.js'
 import { davStore } from './store.js'
 
 /**
- * CalDAV and CardDAV at /dav/ (decisions.md, "Phones and desktop clients"): the records
+ * CalDAV and CardDAV at /dav/ (docs/api.md, "CalDAV and CardDAV"): the records
  * plugin's contacts and events as one address book and one calendar per calendar_name,
  * signed in with HTTP Basic (email + an API key of scope `dav`). See README.md.
  */

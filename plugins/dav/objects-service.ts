@@ -26,6 +26,16 @@ export interface DavObject {
 export const ADDRESS_BOOK = 'contacts'
 const EXT: Record<Kind, string> = { card: '.vcf', event: '.ics' }
 const RESOURCE: Record<Kind, ResourceName> = { card: 'contacts', event: 'events' }
+/** The UID Hearth writes for a record without one of its own: its id (vCard 3: bare, vCard 4: urn:uuid:, iCalendar: @hearth). */
+const HEARTH_UID = /^(?:urn:uuid:)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:@hearth)?$/i
+
+/** A PUT whose UID another object of the collection holds (`holder`, that object's name): answered 409 with no-uid-conflict. */
+export class UidConflict extends HttpError {
+  constructor(readonly holder: string) {
+    super('CONFLICT', 'Another object of this collection has that UID', { constraint: 'no-uid-conflict' })
+  }
+}
+
 const UUID_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(vcf|ics)$/
 
 export function createObjects(deps: { records: RecordsPluginService; store: DavStore; events: EventBus; now: () => number }) {
@@ -206,13 +216,26 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     })
   }
 
-  /** RFC 4791 5.3.2.1 / RFC 6352 6.3.2.1: a new object may not reuse the UID of another object of the collection. */
-  const checkUid = (userId: string, c: Collection, uid: string | undefined) => {
+  /**
+   * RFC 4791 5.3.2.1 / RFC 6352 6.3.2.1: an object may not take the UID another object of the collection
+   * holds, whichever side wrote that one: a client's UID is kept with its record, and a record Hearth
+   * wrote (JSON API, an import without UIDs) is written with its id as its UID.
+   */
+  const checkUid = (userId: string, c: Collection, uid: string | undefined, self: string | undefined) => {
     if (!uid) return
-    for (const id of service.recordsWithProperty(userId, RESOURCE[c.kind], 'UID', uid)) {
+    const resource = RESOURCE[c.kind]
+    const own = HEARTH_UID.exec(uid.trim())?.[1]?.toLowerCase()
+    const ids = new Set(service.recordsWithProperty(userId, resource, 'UID', uid))
+    if (own && !ids.has(own)) {
+      // Known by its id only while no client gave it a UID of its own.
+      const kept = service.propertiesOf(userId, resource, [own]).get(own) ?? []
+      if (!kept.some(([n]) => n === 'UID')) ids.add(own)
+    }
+    for (const id of ids) {
+      if (id === self) continue
       const other = fetch(userId, c.kind, id)
       if (other && !other.recurrence_id && collectionOf(c.kind, other) === c.name)
-        throw new HttpError('CONFLICT', 'Another object of this collection has that UID', { constraint: 'no-uid-conflict' })
+        throw new UidConflict(store.byRecord(userId, id)?.name ?? `${id}${EXT[c.kind]}`)
     }
   }
 
@@ -246,7 +269,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       let obj: DavObject
       if (c.kind === 'card') {
         const card = readCard(text)
-        if (!current) checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2])
+        checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
         const record = withName(userId, c.kind, c.name, name, () =>
           current
             ? service.update(
@@ -261,7 +284,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
         obj = { name, records: [record], etag: objectEtag([record]) }
       } else {
         const cal = readCalendar(text, service.timezone, c.name)
-        if (!current) checkUid(userId, c, cal.uid)
+        checkUid(userId, c, cal.uid, current?.records[0]?.id)
         obj = withName(userId, c.kind, c.name, name, () => {
           if (!current) {
             const entries = [

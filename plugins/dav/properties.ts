@@ -1,7 +1,7 @@
 import { ADDRESSBOOK_HOME, CALENDAR_HOME, PRINCIPAL, type Target } from './paths.js'
 import type { DavObject, Objects } from './objects-service.js'
 import { CALENDAR_TYPE, CARD_TYPE } from './objects.js'
-import { el, href, NS, type PropResult, type PropValue, type XmlNode } from './xml.js'
+import { el, href, NS, type PropResult, type PropValue, type XmlNode } from '../../lib/webdav-xml/index.js'
 import type { DavStore } from './store.js'
 
 /**
@@ -13,7 +13,7 @@ export interface PropContext {
   email: string
   objects: Objects
   store: DavStore
-  /** Renders an object's text (calendar-data / address-data), at most once per object. */
+  /** Renders an object's text (calendar-data / address-data); the last object's is kept for its other properties. */
   text(obj: DavObject): string
 }
 
@@ -123,7 +123,10 @@ export function requested(root: XmlNode | null): Requested {
   if (root.children.some((c) => c.ns === NS.dav && c.name === 'propname')) return { propname: true }
   const prop = root.children.find((c) => c.ns === NS.dav && c.name === 'prop')
   if (!prop) return { allprop: true }
-  return { names: prop.children.map((c) => [c.ns, c.name] as [string, string]) }
+  // A property named twice is answered once: a body repeating names cannot grow each response.
+  const names = new Map<string, [string, string]>()
+  for (const c of prop.children) names.set(`${c.ns} ${c.name}`, [c.ns, c.name])
+  return { names: [...names.values()] }
 }
 
 /** The found and missing properties of one resource. */

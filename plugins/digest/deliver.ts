@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
-import { outbound, type TargetPolicy } from '../sync/outbound.js'
+import type { TargetPolicy } from '../../lib/outbound-address.js'
+import { outbound } from '../../lib/outbound-request.js'
 import type { Digest } from './compose.js'
 
 /**
@@ -26,18 +27,18 @@ export function signature(secret: string, timestamp: string, body: string): stri
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`
 }
 
-export async function sendEmail(smtp: SmtpSettings, to: string, digest: Digest, markdown: string): Promise<void> {
+export function sendEmail(smtp: SmtpSettings, to: string, digest: Digest, markdown: string): Promise<void> {
+  return sendMail(smtp, { to, subject: `Your ${digest.period === 'day' ? 'daily' : 'weekly'} Hearth digest`, text: markdown })
+}
+
+/** One plain-text email through the instance's SMTP server. */
+export async function sendMail(smtp: SmtpSettings, mail: { to: string; subject: string; text: string }): Promise<void> {
   if (!smtp.url && !smtp.host) throw new DeliveryError('no SMTP server is configured (HEARTH_SMTP_URL or HEARTH_SMTP_HOST)')
   // Imported on the first email, not at start: nodemailer is 400 KB of code most days never run.
   const { default: nodemailer } = await import('nodemailer')
   const transport = smtp.url ? nodemailer.createTransport(smtp.url) : nodemailer.createTransport({ host: smtp.host, port: smtp.port })
   try {
-    await transport.sendMail({
-      from: smtp.from,
-      to,
-      subject: `Your ${digest.period === 'day' ? 'daily' : 'weekly'} Hearth digest`,
-      text: markdown,
-    })
+    await transport.sendMail({ from: smtp.from, ...mail })
   } catch (err) {
     // nodemailer's messages name the server and the SMTP reply, never the URL's password.
     throw new DeliveryError(`SMTP: ${(err as Error).message}`)

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import cron from 'node-cron'
-import { definePlugin, HttpError, Single, Type, type ScheduledJob } from '../../core/plugin-api.js'
+import { checkTargetUrl, definePlugin, HttpError, Single, Type, type ScheduledJob } from '../../core/plugin-api.js'
+import { MIN_SCHEDULE_MINUTES, scheduleMessage, scheduleProblem } from '../../lib/cron.js'
 import type { RecordsPluginService } from '../records/public.js'
-import { checkTargetUrl } from '../sync/outbound.js'
+import { addressBook } from './addresses.js'
 import { composeDigest, type Period } from './compose.js'
+import { CONFIRM_PATH, claimAddress } from './confirm.js'
 import { DeliveryError, sendEmail, sendWebhook } from './deliver.js'
 import { renderMarkdown } from './render.js'
-import { Delivery, DigestQuery, DigestSchema, Settings, SettingsBody } from './schemas.js'
+import { Confirmed, ConfirmQuery, Delivery, DigestQuery, DigestSchema, Settings, SettingsBody } from './schemas.js'
 import { digestStore, type SettingsRow } from './store.js'
 
 const Config = Type.Object({
@@ -18,6 +19,8 @@ const Config = Type.Object({
 })
 
 const pro = { tier: 'pro' } as const
+/** Digest deliveries a user may have in a UTC day, scheduled or asked for, by either channel. */
+const DELIVERIES_PER_DAY = 48
 const EMAIL = /^[^\s@<>,;]{1,64}@[^\s@<>,;]{1,255}$/
 
 /** The digest (pro): what is coming and what changed, on demand or delivered on a schedule by email or webhook. */
@@ -35,6 +38,7 @@ export default definePlugin(
   async (app, api) => {
     const records = api.services.get<RecordsPluginService>('records')
     const store = digestStore(api.db)
+    const book = addressBook(api.db, api.now)
     const iso = () => new Date(api.now()).toISOString()
     const smtp = { url: api.config.smtpUrl, host: api.config.smtpHost, port: api.config.smtpPort, from: api.config.smtpFrom }
 
@@ -56,6 +60,24 @@ export default definePlugin(
 
     /** Composes and sends the user's digest; the outcome is kept in the settings (last_*). */
     const deliver = async (s: SettingsRow) => {
+      if (s.deliver === 'email' && !book.isConfirmed(s.user_id, s.target)) {
+        store.outcome(s.user_id, iso(), 'the email address is not confirmed yet: open the link sent to it')
+        throw new HttpError(
+          'UNPROCESSABLE',
+          'The email address is not confirmed yet: open the link sent to it, or PUT the settings again',
+          {
+            field: 'target',
+            constraint: 'unconfirmed',
+          },
+        )
+      }
+      if (!store.count(s.user_id, api.now(), DELIVERIES_PER_DAY)) {
+        const midnight = new Date(api.now()).setUTCHours(24, 0, 0, 0)
+        store.outcome(s.user_id, iso(), `${DELIVERIES_PER_DAY} deliveries today already`)
+        throw new HttpError('RATE_LIMITED', `At most ${DELIVERIES_PER_DAY} digest deliveries a day (UTC)`, undefined, {
+          'retry-after': String(Math.ceil((midnight - api.now()) / 1000)),
+        })
+      }
       const digest = build(s.user_id, s.period)
       try {
         if (s.deliver === 'email') await sendEmail(smtp, s.target, digest, digest.markdown)
@@ -86,10 +108,15 @@ export default definePlugin(
       if (!s.schedule || !s.active) return
       jobs.set(
         s.user_id,
-        api.cron.schedule(`digest:${s.user_id}`, s.schedule, async () => {
-          const current = store.get(s.user_id)
-          if (current?.active) await deliver(current).catch(() => undefined)
-        }),
+        api.cron.schedule(
+          `digest:${s.user_id}`,
+          s.schedule,
+          async () => {
+            const current = store.get(s.user_id)
+            if (current?.active) await deliver(current).catch(() => undefined)
+          },
+          { minIntervalMs: MIN_SCHEDULE_MINUTES * 60_000 },
+        ),
       )
     }
     for (const s of store.all()) schedule(s)
@@ -104,6 +131,7 @@ export default definePlugin(
       schedule: s.schedule,
       deliver: s.deliver,
       target: s.target,
+      target_confirmed: s.deliver === 'webhook' || book.isConfirmed(s.user_id, s.target),
       period: s.period,
       webhook_secret_set: s.webhook_secret_enc !== null,
       ...(secret ? { webhook_secret: secret } : {}),
@@ -145,18 +173,19 @@ export default definePlugin(
     app.put(
       '/digest/settings',
       {
-        config: { ...pro, errors: ['UNPROCESSABLE'] },
+        config: { ...pro, errors: ['UNPROCESSABLE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'] },
         schema: {
           summary: 'Set how and when the digest is delivered',
           description:
-            '`deliver: email` sends to `target` (an address) through the instance SMTP server; `webhook` POSTs the digest to `target` (a URL), signed with HMAC-SHA256 (headers X-Hearth-Timestamp, X-Hearth-Signature). The signing secret is answered once, when first made or with `rotate_secret: true`. A webhook URL must reach a public address unless the caller is an admin or the instance sets HEARTH_OUTBOUND_ALLOW_PRIVATE.',
+            "`deliver: email` sends to `target` (an address) through the instance SMTP server: the account's own address at once, another one once confirmed through the link emailed to it (`target_confirmed`; at most 5 links a day, 429 past them). `schedule` runs at most once every 15 minutes (400 `{ field: 'schedule', constraint: 'interval' }` otherwise, and for a seconds field). `webhook` POSTs the digest to `target` (a URL), signed with HMAC-SHA256 (headers X-Hearth-Timestamp, X-Hearth-Signature). The signing secret is answered once, when first made or with `rotate_secret: true`. A webhook URL must reach a public address unless the caller is an admin or the instance sets HEARTH_OUTBOUND_ALLOW_PRIVATE.",
           body: SettingsBody,
           response: { 200: Single(Settings) },
         },
       },
       async (req) => {
         const body = req.body
-        if (body.schedule && !cron.validate(body.schedule)) throw api.errors.validation('schedule', 'format')
+        const problem = body.schedule ? scheduleProblem(body.schedule) : null
+        if (problem) throw api.errors.validation('schedule', problem, `schedule ${scheduleMessage(problem)}`)
         const previous = store.get(req.userId)
         const allowPrivate = req.auth.role !== 'user'
         let target = body.target.trim()
@@ -164,6 +193,8 @@ export default definePlugin(
         let secret: string | undefined
         if (body.deliver === 'email') {
           if (!EMAIL.test(target)) throw api.errors.validation('target', 'format')
+          const origin = `${req.protocol}://${req.host}`
+          await claimAddress(book, smtp, { userId: req.userId, email: req.auth.email, origin }, target)
         } else {
           target = (await checkTargetUrl(target, 'target', { allowPrivate: allowPrivate || api.config.allowPrivateTargets })).href
           if (!secretEnc || body.rotate_secret) {
@@ -203,11 +234,11 @@ export default definePlugin(
     app.post(
       '/digest/deliver',
       {
-        config: { ...pro, errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'] },
+        config: { ...pro, errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE', 'UNPROCESSABLE', 'RATE_LIMITED'] },
         schema: {
           summary: 'Deliver the digest now, as the settings say',
           description:
-            '503 SERVICE_UNAVAILABLE when the SMTP server or the webhook receiver fails (the reason is in the message and in the settings’ last_error).',
+            "503 SERVICE_UNAVAILABLE when the SMTP server or the webhook receiver fails (the reason is in the message and in the settings’ last_error); 422 `{ field: 'target', constraint: 'unconfirmed' }` while the email address waits for its confirmation; 429 RATE_LIMITED past 48 deliveries in a UTC day (Retry-After: the seconds to midnight UTC).",
           response: { 200: Single(Delivery) },
         },
       },
@@ -215,6 +246,25 @@ export default definePlugin(
         const s = settingsOf(req.userId)
         await deliver(s)
         return { delivered: true, deliver: s.deliver, at: iso() }
+      },
+    )
+
+    app.get(
+      CONFIRM_PATH.replace(/^\/api\/v1/, ''),
+      {
+        config: { auth: false, errors: ['NOT_FOUND'] },
+        schema: {
+          summary: 'Confirm an address for digest emails (the link emailed to it)',
+          description:
+            'Needs no sign-in: the token is the proof that the link reached the address. Single use; expires after 48 hours (404 NOT_FOUND when unknown, used or expired).',
+          querystring: ConfirmQuery,
+          response: { 200: Single(Confirmed) },
+        },
+      },
+      async (req) => {
+        const done = book.confirm(req.query.token)
+        if (!done) throw new HttpError('NOT_FOUND', 'This confirmation link is unknown, used or expired')
+        return { address: done.address, confirmed: true }
       },
     )
   },

@@ -50,7 +50,11 @@ export const DigestQuery = Type.Object({ period: Type.Optional(Period) })
 export const SettingsBody = Type.Object(
   {
     schedule: Nullable(
-      Type.String({ minLength: 9, maxLength: 100, description: 'cron expression (node-cron, server time) of deliveries; null: none' }),
+      Type.String({
+        minLength: 9,
+        maxLength: 100,
+        description: 'cron expression (five fields, server time) of deliveries, at most once every 15 minutes; null: none',
+      }),
     ),
     deliver: StringEnum(['email', 'webhook'] as const),
     target: Type.String({ minLength: 3, maxLength: 2000, description: 'an email address, or the webhook URL' }),
@@ -64,6 +68,9 @@ export const Settings = Type.Object({
   schedule: Nullable(Type.String()),
   deliver: StringEnum(['email', 'webhook'] as const),
   target: Type.String(),
+  target_confirmed: Type.Boolean({
+    description: "email: the account's own address, or confirmed through the link emailed to it; until then deliveries wait",
+  }),
   period: Period,
   webhook_secret_set: Type.Boolean(),
   webhook_secret: Type.Optional(
@@ -74,5 +81,9 @@ export const Settings = Type.Object({
   last_status: Nullable(StringEnum(['ok', 'failed'] as const)),
   last_error: Nullable(Type.String()),
 })
+
+export const ConfirmQuery = Type.Object({ token: Type.String({ minLength: 16, maxLength: 100 }) })
+
+export const Confirmed = Type.Object({ address: Type.String(), confirmed: Type.Boolean() })
 
 export const Delivery = Type.Object({ delivered: Type.Boolean(), deliver: StringEnum(['email', 'webhook'] as const), at: Timestamp })

@@ -15,6 +15,8 @@ export interface SettingsRow {
   last_status: 'ok' | 'failed' | null
   last_error: string | null
   updated_at: string
+  deliveries_day: string | null
+  deliveries_count: number
 }
 
 /** digest_settings, one row per user. */
@@ -39,11 +41,18 @@ export function digestStore(db: Database.Database) {
         'UPDATE digest_settings SET active = ?, allow_private = min(allow_private, ?) WHERE user_id = ?',
       ),
     remove: () => db.prepare<[string]>('DELETE FROM digest_settings WHERE user_id = ?'),
+    // One more delivery on `day`, unless `max` were made that day already.
+    count: () =>
+      db.prepare<{ user: string; day: string; max: number }>(
+        `UPDATE digest_settings SET deliveries_count = CASE WHEN deliveries_day = @day THEN deliveries_count + 1 ELSE 1 END,
+           deliveries_day = @day
+         WHERE user_id = @user AND (deliveries_day IS NOT @day OR deliveries_count < @max)`,
+      ),
   })
   return {
     get: (userId: string) => q.get.get(userId) ?? null,
     all: () => q.all.all(),
-    put: (row: Omit<SettingsRow, 'last_delivered_at' | 'last_status' | 'last_error'>) => {
+    put: (row: Omit<SettingsRow, 'last_delivered_at' | 'last_status' | 'last_error' | 'deliveries_day' | 'deliveries_count'>) => {
       q.put.run(row)
       return q.get.get(row.user_id) as SettingsRow
     },
@@ -51,6 +60,9 @@ export function digestStore(db: Database.Database) {
     /** The user's tier and role changed: deliveries pause while free; a demoted admin's webhook loses private targets. */
     access: (userId: string, pro: boolean, admin: boolean) => q.access.run(pro ? 1 : 0, admin ? 1 : 0, userId),
     remove: (userId: string) => q.remove.run(userId).changes > 0,
+    /** Counts a delivery on the UTC day of `at`; false when `max` were made that day already. */
+    count: (userId: string, at: number, max: number) =>
+      q.count.run({ user: userId, day: new Date(at).toISOString().slice(0, 10), max }).changes > 0,
   }
 }
 

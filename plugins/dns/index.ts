@@ -1,5 +1,5 @@
-import cron from 'node-cron'
 import { definePlugin, type HealthReport, type ScheduledJob } from '../../core/plugin-api.js'
+import { isCron } from '../../lib/cron.js'
 import { DnsConfig } from './config.js'
 import { registerFirewallDrivers } from './firewall-drivers.js'
 import { accountRoutes } from './routes/accounts.js'
@@ -35,7 +35,7 @@ export default definePlugin(
       ['HEARTH_DDNS_CRON', config.ddnsCron],
       ['HEARTH_DNS_NS_POLL_CRON', config.nsPollCron],
     ] as const) {
-      if (!cron.validate(expr)) throw new Error(`${name}=${expr} is not a valid cron expression`)
+      if (!isCron(expr)) throw new Error(`${name}=${expr} is not a valid cron expression`)
     }
     api.errors.define(PROVIDER_ERROR, 502, 'The DNS provider failed or refused the request')
 

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { definePlugin, IdParams, ListOf, Nullable, Single, StringEnum, Timestamp, everything } from '../../core/plugin-api.js'
 import caddy from '../../drivers/proxy/caddy/index.js'
 import { ProxyConfig } from './config.js'
+import { proxyHealth } from './health.js'
 import { proxyService } from './service.js'
 import { localCa, sslStatus } from './ssl.js'
 import { dnsProviderService } from './dns-provider.js'
@@ -119,13 +120,7 @@ export default definePlugin(
     const timer = setInterval(() => void service.reconcile(), c.reconcileMs)
     timer.unref()
     api.onClose(() => clearInterval(timer))
-    api.health.register('proxy', () =>
-      service.state.reachable === false
-        ? { status: 'degraded', message: `Caddy unreachable; routes are kept and pushed when it answers (${service.state.error})` }
-        : !service.state.listening
-          ? { status: 'degraded', message: `Caddy cannot serve the routes: ${service.state.error}` }
-          : { status: 'ok', message: `${service.list().filter((r) => r.enabled).length} routes served by Caddy` },
-    )
+    api.health.register('proxy', () => proxyHealth(service))
 
     const admin = { role: 'admin' } as const
     const tags = ['proxy']

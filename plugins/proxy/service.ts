@@ -34,8 +34,19 @@ const view = (r: RouteRow): RouteView => ({
  * and the reconciliation loop pushes once it answers again (or has come back empty).
  */
 export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Service) {
-  const state = { reachable: null as boolean | null, listening: true, error: null as string | null, pushedAt: null as string | null }
+  const state = {
+    reachable: null as boolean | null,
+    listening: true,
+    error: null as string | null,
+    pushedAt: null as string | null,
+    /** Set when Caddy was found without Hearth's config (restarted with its own), until it is pushed again. */
+    lost: null as string | null,
+    /** When and why the routes were last pushed again: Caddy had lost them, or answered again. */
+    restored: null as string | null,
+  }
   let queue: Promise<unknown> = Promise.resolve()
+  let queued = 0
+  let checkedAt = 0
   /** Whether Caddy holds routes of ours (then an empty set must be pushed too, to remove them). */
   let served = false
   const iso = () => new Date(api.now()).toISOString()
@@ -43,9 +54,15 @@ export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Serv
 
   /** Runs one proxy operation after the ones before it: pushes and checks never interleave. */
   const enqueue = (job: () => Promise<void>): Promise<void> => {
-    const run = queue.then(job)
+    queued++
+    const run = queue.then(job).finally(() => queued--)
     queue = run.catch(() => undefined)
     return run
+  }
+  const markLost = () => {
+    if (state.lost) return
+    state.lost = `Caddy no longer serves Hearth's config since ${iso()} (restarted with its own, as caddy.service does)`
+    api.log.warn({ component: 'proxy' }, state.lost)
   }
 
   const pushNow = async (): Promise<void> => {
@@ -65,7 +82,9 @@ export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Serv
         ),
       )
       for (const r of store.list()) store.setError(r.id, refused.find((x) => x.id === r.id)?.error ?? null)
-      Object.assign(state, { reachable: true, listening: true, error: null, pushedAt: iso() })
+      const after = state.lost ? 'Caddy had lost them' : state.reachable === false ? 'Caddy answered again' : null
+      Object.assign(state, { reachable: true, listening: true, error: null, pushedAt: iso(), lost: null })
+      if (after) state.restored = `pushed again at ${state.pushedAt} after ${after}`
       served = routes.length > 0
     } catch (err) {
       // Unreachable, or reachable but unable to listen: either way nothing is served, and health says why.
@@ -91,6 +110,21 @@ export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Serv
     const other = store.byDomain(domain)
     if (other && other.id !== except) throw new HttpError('CONFLICT', `A route for ${domain} already exists`)
   }
+
+  /**
+   * One reconciliation, queued behind any push: push again when Caddy was unreachable or no longer
+   * serves the last push. Reloading only then matters: a reload cancels an ACME issuance under way.
+   */
+  const reconcile = () =>
+    enqueue(async () => {
+      if (!served && !store.list().some((r) => r.enabled === 1)) return
+      if (state.reachable === true) {
+        const inStep = await api.hal.with<ProxyDriver, boolean>('proxy', (d) => d.inStep()).catch(() => null)
+        if (inStep) return
+        if (inStep === false) markLost()
+      }
+      await pushNow()
+    })
 
   return {
     state,
@@ -152,16 +186,23 @@ export function proxyService(api: HearthApi, store: RouteStore, dns01: Dns01Serv
       emit('deleted', { id })
       return { id, deleted: true as const }
     },
+    reconcile,
     /**
-     * One reconciliation, queued behind any push: push again when Caddy was unreachable or no longer
-     * serves the last push. Reloading only then matters: a reload cancels an ACME issuance under way.
+     * Asks Caddy whether it still serves the last push, at most once a second however often health is
+     * asked, and never while a push is under way. A Caddy that lost the config or stopped answering is
+     * marked so at once (health says why) and a reconciliation is queued.
      */
-    reconcile: () =>
-      enqueue(async () => {
-        if (!served && !store.list().some((r) => r.enabled === 1)) return
-        const inStep = state.reachable === true && (await api.hal.with<ProxyDriver, boolean>('proxy', (d) => d.inStep()).catch(() => false))
-        if (!inStep) await pushNow()
-      }),
+    async check(): Promise<void> {
+      if (!served || queued > 0 || state.reachable !== true || api.now() - checkedAt < 1000) return
+      checkedAt = api.now()
+      try {
+        if (await api.hal.with<ProxyDriver, boolean>('proxy', (d) => d.inStep())) return
+        markLost()
+      } catch (err) {
+        Object.assign(state, { reachable: false, error: (err as Error).message })
+      }
+      void reconcile()
+    },
   }
 }
 export type ProxyService = ReturnType<typeof proxyService>

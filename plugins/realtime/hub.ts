@@ -1,7 +1,8 @@
 import type { WebSocket } from 'ws'
 import type { AuthContext, EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { type DropReason, RealtimeClient } from './client.js'
-import type { Journal } from './journal.js'
+import { briefMessage } from './brief.js'
+import { type Journal, MAX_EVENT_BYTES } from './journal.js'
 
 /** The credentials a client connected with, re-checked every ping interval. */
 export interface Credentials {
@@ -49,7 +50,9 @@ export function createHub(opts: HubOptions) {
 
   const unsubscribe = opts.events.on('*', (event: HearthEvent) => {
     // Journaled whether or not anyone listens now: the client that comes back later replays it.
-    const text = opts.journal ? opts.journal.append(event.userId, event.type, (n) => message(event, n)) : message(event, ++seq)
+    // Too large to journal whole (a record with a 1 MB body): journaled in brief, sent whole.
+    const brief = (n: number) => briefMessage(event, n, MAX_EVENT_BYTES)
+    const text = opts.journal ? opts.journal.append(event.userId, event.type, (n) => message(event, n), brief) : message(event, ++seq)
     let bytes = -1
     for (const client of clients) {
       if (!client.wants(event)) continue

@@ -27,13 +27,16 @@ export default definePlugin(
       journalSize: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000, env: 'HEARTH_REALTIME_JOURNAL_SIZE' }),
       /** Hours an event stays resumable. */
       journalAgeHours: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 24, env: 'HEARTH_REALTIME_JOURNAL_AGE_HOURS' }),
+      /** Megabytes of event messages the resume journal keeps at most (the newest); large records are journaled in brief. */
+      journalMaxMb: Type.Number({ exclusiveMinimum: 0, maximum: 65_536, default: 64, env: 'HEARTH_REALTIME_JOURNAL_MAX_MB' }),
     }),
   },
   async (app, api) => {
-    const { journalSize, journalAgeHours, ...hubConfig } = api.config
+    const { journalSize, journalAgeHours, journalMaxMb, ...hubConfig } = api.config
     const journal = createJournal(api.db, {
       size: journalSize,
       maxAgeMs: journalAgeHours * 3_600_000,
+      maxBytes: Math.floor(journalMaxMb * 1024 * 1024),
       now: api.now,
       onError: (err, what) => api.log.warn({ err }, `realtime journal: ${what} refused by the database, tried again later`),
     })

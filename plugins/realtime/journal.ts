@@ -8,14 +8,22 @@ import { preparedOnUse } from '../../core/plugin-api.js'
  * (in memory, one above the last) and queues the row; the queue is written in one
  * transaction on the next turn of the event loop (or at once past MAX_PENDING rows), so a
  * record write pays for no second commit. A replay writes the queue first. Trimming (by
- * count and by age) runs every `size/10` appends and on the plugin's timer, and records the
- * highest seq it removed: a cursor below that may have missed events.
+ * count, by bytes and by age) runs every `size/10` appends, every `maxBytes/8` bytes and on
+ * the plugin's timer, and records the highest seq it removed: a cursor below that may have
+ * missed events.
+ *
+ * An event larger than `maxEventBytes` is journaled in brief (its `brief` form: the record's
+ * small fields and what identifies it, the large ones named as left out): live clients get it
+ * whole, a client resuming later reads the record by its id. One large record saved over and
+ * over therefore cannot fill the disk with copies of itself.
  *
  * A crash can lose the queue (at most MAX_PENDING events, already delivered live). A start
  * after an unclean stop therefore moves the seq MAX_PENDING past the last one written and
  * treats every older cursor as trimmed: clients resync rather than silently miss events.
  */
 export const MAX_PENDING = 256
+/** The largest event message journaled whole. */
+export const MAX_EVENT_BYTES = 64 * 1024
 
 /** How soon a write the database refused is tried again: doubling from the first to the last. */
 const RETRY_FIRST_MS = 100
@@ -28,6 +36,10 @@ export interface JournalOptions {
   size: number
   /** Events older than this are dropped. */
   maxAgeMs: number
+  /** Message bytes kept at most (the newest events); default 64 MiB. */
+  maxBytes?: number
+  /** A message larger than this is journaled in its brief form; default MAX_EVENT_BYTES. */
+  maxEventBytes?: number
   now: () => number
   /** A queued write or a trim the database refused; the rows stay queued and are tried again. */
   onError?: (err: Error, what: 'write' | 'trim') => void
@@ -48,10 +60,11 @@ interface State {
   clean: number
 }
 
-export function createJournal(db: Database.Database, opts: JournalOptions) {
+export function createJournal(db: Database.Database, options: JournalOptions) {
+  const opts = { maxBytes: 64 * 1024 * 1024, maxEventBytes: MAX_EVENT_BYTES, ...options }
   // Prepared on first use: most daemons never replay or trim (docs/performance.md, sixth pass).
   const q = preparedOnUse(db, {
-    insert: () => db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message) VALUES (?, ?, ?, ?, ?)'),
+    insert: () => db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message, bytes_before) VALUES (?, ?, ?, ?, ?, ?)'),
     after: () =>
       db.prepare<[number, number, string | null], { seq: number; user_id: string | null; type: string; message: string }>(
         'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? AND (user_id = ? OR user_id IS NULL) ORDER BY seq',
@@ -62,12 +75,22 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
       db.prepare<[number], { seq: number | null }>(
         'SELECT max(seq) AS seq FROM realtime_journal INDEXED BY realtime_journal_at_ms WHERE at_ms < ?',
       ),
+    // The oldest event to keep for the byte limit is the first whose running total reaches it (migrations/003).
+    cutByBytes: () =>
+      db.prepare<[number], { seq: number }>(
+        'SELECT seq FROM realtime_journal INDEXED BY realtime_journal_bytes_before WHERE bytes_before < ? ORDER BY bytes_before DESC LIMIT 1',
+      ),
     remove: () => db.prepare('DELETE FROM realtime_journal WHERE seq <= ?'),
     saveState: () => db.prepare('UPDATE realtime_journal_state SET trimmed_through = ?, last_seq = ?, clean = ? WHERE id = 1'),
   })
 
   const state = db.prepare('SELECT trimmed_through, last_seq, clean FROM realtime_journal_state WHERE id = 1').get() as State
-  const newest = (db.prepare('SELECT max(seq) AS seq FROM realtime_journal').get() as { seq: number | null }).seq ?? 0
+  const newestRow = db
+    .prepare('SELECT seq, bytes_before + length(CAST(message AS BLOB)) AS total FROM realtime_journal ORDER BY seq DESC LIMIT 1')
+    .get() as { seq: number; total: number } | undefined
+  const newest = newestRow?.seq ?? 0
+  /** The running total of message bytes, the newest event's included (queued ones too). */
+  let totalBytes = newestRow?.total ?? 0
   let last = Math.max(newest, state.last_seq, state.trimmed_through)
   let trimmedThrough = state.trimmed_through
   if (!state.clean) {
@@ -77,11 +100,13 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
   }
   q.saveState.run(trimmedThrough, last, 0)
 
-  let pending: Array<[number, string | null, string, number, string]> = []
+  let pending: Array<[number, string | null, string, number, string, number]> = []
   let scheduled = false
   let closed = false
   let sinceTrim = 0
+  let bytesSinceTrim = 0
   const trimEvery = Math.max(64, Math.ceil(opts.size / 10))
+  const trimEveryBytes = Math.max(64 * 1024, Math.ceil(opts.maxBytes / 8))
 
   const write = db.transaction((rows: typeof pending) => {
     for (const row of rows) q.insert.run(...row)
@@ -119,7 +144,7 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     }
     retry = null
     sinceTrim += rows.length
-    if (sinceTrim >= trimEvery) trimQuietly()
+    if (sinceTrim >= trimEvery || bytesSinceTrim >= trimEveryBytes) trimQuietly()
   }
 
   /** While refused, the oldest rows beyond MAX_QUEUED go: a cursor before the newest dropped resyncs. */
@@ -136,12 +161,15 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
    */
   const trim = db.transaction((): number => {
     sinceTrim = 0
+    bytesSinceTrim = 0
     // The newest `size` events a cursor can resume from: every seq above trimmedThrough was handed out once
     // and is written or queued (a crash or a dropped overflow moves trimmedThrough past the seqs it lost), so
     // they are the seqs above last - size. No query: counting back `size` rows read every message they hold.
     const bySize = last - opts.size
     const byAge = q.cutByAge.get(opts.now() - opts.maxAgeMs)?.seq ?? 0
-    const cut = Math.max(bySize, byAge)
+    // Kept: the events that start at or after totalBytes - maxBytes: their bytes fit the limit.
+    const byBytes = totalBytes > opts.maxBytes ? (q.cutByBytes.get(totalBytes - opts.maxBytes)?.seq ?? 0) : 0
+    const cut = Math.max(bySize, byAge, byBytes)
     if (cut <= trimmedThrough) return 0
     const removed = q.remove.run(cut).changes
     trimmedThrough = cut
@@ -162,12 +190,23 @@ export function createJournal(db: Database.Database, opts: JournalOptions) {
     /** The last seq handed out. */
     last: () => last,
 
-    /** Queues one message (built by `render` with its seq); returns its text. */
-    append(userId: string | null, type: string, render: (seq: number) => string): string {
+    /**
+     * Queues one message (built by `render` with its seq); returns its text. A message past
+     * `maxEventBytes` is journaled as `brief` makes it (without: whole).
+     */
+    append(userId: string | null, type: string, render: (seq: number) => string, brief?: (seq: number) => string): string {
       const seq = ++last
       const message = render(seq)
       if (closed) return message // an event published while the daemon stops: live only
-      pending.push([seq, userId, type, opts.now(), message])
+      let kept = message
+      let bytes = Buffer.byteLength(message)
+      if (bytes > opts.maxEventBytes && brief) {
+        kept = brief(seq)
+        bytes = Buffer.byteLength(kept)
+      }
+      pending.push([seq, userId, type, opts.now(), kept, totalBytes])
+      totalBytes += bytes
+      bytesSinceTrim += bytes
       // Inside a caller's transaction a write would roll back with it: wait for the next turn. While
       // the database refuses writes, the retry timer writes (an append must not wait for the lock).
       if (pending.length >= MAX_PENDING && !db.inTransaction && !retry) flush()

@@ -1,6 +1,16 @@
-import { OutboundError, outbound, type TargetPolicy } from './outbound.js'
-import { escapeXml, xmlReady } from '../dav/xml.js'
-import { has, hrefIn, type Multistatus, parseMultistatus, supportsReport, text } from './dav-xml.js'
+import { OutboundError, type TargetPolicy } from '../../lib/outbound-address.js'
+import { outbound } from '../../lib/outbound-request.js'
+import {
+  escapeXml,
+  has,
+  hrefIn,
+  type Multistatus,
+  parseMultistatus,
+  supportsReport,
+  text,
+  type XmlNode,
+  xmlReady,
+} from '../../lib/webdav-xml/index.js'
 
 /**
  * A pull-only CardDAV / CalDAV client (RFC 6352, 4791) over the outbound guard:
@@ -188,7 +198,7 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
   return { discover, syncCollection, members, get, fetchAll }
 }
 
-function collectionOf(href: string, props: Record<string, unknown>): Collection {
+function collectionOf(href: string, props: Record<string, XmlNode>): Collection {
   return {
     href,
     syncCollection: supportsReport(props['supported-report-set'], 'sync-collection'),

@@ -1,8 +1,8 @@
 import multipart from '@fastify/multipart'
 import { randomUUID } from 'node:crypto'
-import cron from 'node-cron'
 import {
   definePlugin,
+  checkTargetUrl,
   HttpError,
   IdParams,
   readUploadedFile,
@@ -12,8 +12,8 @@ import {
   Type,
   type ScheduledJob,
 } from '../../core/plugin-api.js'
+import { MIN_SCHEDULE_MINUTES, scheduleMessage, scheduleProblem } from '../../lib/cron.js'
 import type { RecordsPluginService } from '../records/public.js'
-import { checkTargetUrl } from './outbound.js'
 import { connectorRunner } from './runner.js'
 import { Connector, CreateConnector, Run } from './schemas.js'
 import { type ConnectorRow, syncStore } from './store.js'
@@ -40,8 +40,9 @@ export default definePlugin(
     config: Config,
   },
   async (app, api) => {
-    if (api.config.cron && !cron.validate(api.config.cron))
-      throw new Error(`HEARTH_SYNC_CRON: "${api.config.cron}" is not a cron expression`)
+    const instanceProblem = api.config.cron ? scheduleProblem(api.config.cron) : null
+    if (instanceProblem) throw new Error(`HEARTH_SYNC_CRON: "${api.config.cron}" ${scheduleMessage(instanceProblem)}`)
+    const floor = { minIntervalMs: MIN_SCHEDULE_MINUTES * 60_000 }
     const store = syncStore(api.db)
     const records = api.services.get<RecordsPluginService>('records')
     const runner = connectorRunner({
@@ -89,7 +90,7 @@ export default definePlugin(
       if (c.schedule && c.kind !== 'google_keep')
         jobs.set(
           c.id,
-          api.cron.schedule(`sync:${c.id}`, c.schedule, () => scheduled(c)),
+          api.cron.schedule(`sync:${c.id}`, c.schedule, () => scheduled(c), floor),
         )
     }
     for (const c of store.all()) schedule(c)
@@ -98,9 +99,14 @@ export default definePlugin(
       if (e.userId && user?.tier && user.role) store.access(e.userId, user.tier === 'pro', user.role !== 'user')
     })
     if (api.config.cron) {
-      api.cron.schedule('sync:instance', api.config.cron, async () => {
-        for (const c of store.all()) if (!c.schedule && c.kind !== 'google_keep') await scheduled(c)
-      })
+      api.cron.schedule(
+        'sync:instance',
+        api.config.cron,
+        async () => {
+          for (const c of store.all()) if (!c.schedule && c.kind !== 'google_keep') await scheduled(c)
+        },
+        floor,
+      )
     }
 
     await app.register(multipart, { limits: { fileSize: MAX_ARCHIVE_BYTES, files: 1, fields: 10, parts: 20 } })
@@ -139,7 +145,8 @@ export default definePlugin(
         const body = req.body
         const dav = body.kind !== 'google_keep'
         if (dav && !body.url) throw api.errors.validation('url', 'required')
-        if (body.schedule && !cron.validate(body.schedule)) throw api.errors.validation('schedule', 'format')
+        const problem = body.schedule ? scheduleProblem(body.schedule) : null
+        if (problem) throw api.errors.validation('schedule', problem, `schedule ${scheduleMessage(problem)}`)
         const allowPrivate = req.auth.role !== 'user'
         const url = dav
           ? (await checkTargetUrl(String(body.url), 'url', { allowPrivate: allowPrivate || api.config.allowPrivateTargets })).href

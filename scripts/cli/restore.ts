@@ -23,8 +23,8 @@ export const restore: Command = {
   help: `Checks before touching anything: the manifest's SHA-256 of every file, SQLite's
 integrity_check, and that no plugin's schema in the backup is newer than this Hearth's
 (exit 4 when any fails). Then the data folder is renamed to <data>.before-restore-<time>
-and the restored one takes its place; what the archive does not hold (Caddy's state,
-other folders) is copied over from the previous folder. The daemon removes the folder set
+and the restored one takes its place; what the archive does not hold (other folders)
+is copied over from the previous folder. The daemon removes the folder set
 aside once it has started on the restored one, keeping the newest HEARTH_RESTORE_KEEP (1).
 A backup of the previous release (a bare SQLite file from \`hearth backup\`) restores too;
 its secrets come from --secrets FILE, or the current hearth.env is kept.

@@ -8,10 +8,10 @@ export interface CaddySettings {
   httpsPort: number
   acmeDirectory: string
   acmeEmail: string
-  /** Extra roots Caddy trusts when it talks to the ACME server (a test CA such as pebble's). */
+  /** A PEM file of extra roots Caddy trusts when it talks to the ACME server (a test CA such as pebble's); Caddy reads it. */
   acmeCaRoot: string
-  /** Where Caddy keeps certificates, so Hearth can read them. */
-  storageRoot: string
+  /** Where Caddy's TLS log goes (`udp/127.0.0.1:<port>`, Hearth's listener). */
+  tlsLogAddress: string
 }
 
 /** LAN-only names get Caddy's local CA: no public ACME server can validate them. */
@@ -81,13 +81,13 @@ export function caddyConfig(routes: ProxyRoute[], s: CaddySettings): { config: o
     ...(localNames.length ? [{ subjects: localNames, issuers: [{ module: 'internal' }] }] : []),
   ]
   const body = {
+    // No `storage`: Caddy keeps certificates and its local CA in its own data folder, as its own user.
     admin: { listen: s.adminListen },
-    storage: { module: 'file_system', root: s.storageRoot },
-    // Caddy's admin API says nothing of failed issuances: its TLS loggers write them where Hearth reads them.
+    // Caddy's admin API says nothing of failed issuances: its TLS loggers send them to Hearth's listener.
     logging: {
       logs: {
         hearth_tls: {
-          writer: { output: 'file', filename: `${s.storageRoot}/tls.log`, roll_size_mb: 1, roll_keep: 1 },
+          writer: { output: 'net', address: s.tlsLogAddress },
           encoder: { format: 'json' },
           include: ['tls.obtain', 'tls.issuance.acme'],
         },

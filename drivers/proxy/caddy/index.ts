@@ -1,17 +1,20 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs'
-import { join } from 'node:path'
 import { type DriverContext, defineDriver } from '../../../core/plugin-api.js'
 import type { ApplyResult, ProxyDriver, ProxyRoute } from '../driver.js'
 import { admin, adminListen, CaddyUnreachable, parseAdmin, ProxyPortError } from './admin.js'
 import { type CaddySettings, caddyConfig } from './config.js'
+import { servedCertificate } from './served-cert.js'
+import { listenTlsLog } from './tls-log.js'
 
 /**
  * Caddy through its admin API: the driver owns Caddy's whole config and replaces it with POST /load.
  * When Caddy refuses a config, routes are loaded one by one to find the culprits, so one bad route
- * never takes the others down.
+ * never takes the others down. Caddy runs as its own user and shares no folder with Hearth: what
+ * Hearth learns comes from the admin API, the certificates Caddy serves, and Caddy's TLS log sent
+ * to a loopback port of Hearth's.
  */
-function createCaddy(ctx: DriverContext): ProxyDriver {
+async function createCaddy(ctx: DriverContext): Promise<ProxyDriver> {
   const endpoint = parseAdmin(String(ctx.settings.admin))
+  const tlsLog = await listenTlsLog()
   const settings: CaddySettings = {
     adminListen: adminListen(endpoint),
     httpPort: Number(ctx.settings.httpPort),
@@ -19,14 +22,14 @@ function createCaddy(ctx: DriverContext): ProxyDriver {
     acmeDirectory: String(ctx.settings.acmeDirectory),
     acmeEmail: String(ctx.settings.acmeEmail ?? ''),
     acmeCaRoot: String(ctx.settings.acmeCaRoot ?? ''),
-    storageRoot: join(ctx.dataDir, 'caddy'),
+    tlsLogAddress: tlsLog.address,
   }
   let pushed: string | null = null
 
   const load = async (routes: ProxyRoute[]) => {
     const { config, hash } = caddyConfig(routes, settings)
     const res = await admin(endpoint, 'POST', '/load', config)
-    return { ok: res.status === 200, error: res.text.trim().slice(0, 500), hash }
+    return { ok: res.status === 200, error: caddyError(res.text).slice(0, 500), hash }
   }
 
   return {
@@ -52,55 +55,28 @@ function createCaddy(ctx: DriverContext): ProxyDriver {
     },
     async inStep() {
       if (!pushed) return false
-      return (await admin(endpoint, 'GET', `/id/hearth-config-${pushed}`, undefined, 3000)).status === 200
+      return (await admin(endpoint, 'GET', `/id/hearth-config-${pushed}`, undefined, 1500)).status === 200
     },
-    async certificate(domain) {
-      // <storage>/certificates/<issuer>/<domain>/<domain>.crt: the newest of the issuers that hold one.
-      const root = join(settings.storageRoot, 'certificates')
-      const found = (existsSync(root) ? readdirSync(root) : [])
-        .map((issuer) => join(root, issuer, domain, `${domain}.crt`))
-        .filter((file) => existsSync(file))
-        .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
-      return found[0] ? readFileSync(found[0], 'utf8') : null
-    },
-    async issuanceErrors() {
-      return issuanceErrors(join(settings.storageRoot, 'tls.log'))
-    },
+    certificate: (domain) => servedCertificate(settings.httpsPort, domain),
+    issuanceErrors: async () => tlsLog.errors(),
     async localCa() {
       const res = await admin(endpoint, 'GET', '/pki/ca/local')
       if (res.status !== 200) throw new CaddyUnreachable(`Caddy has no local CA yet (${res.status})`)
       return (JSON.parse(res.text) as { root_certificate: string }).root_certificate
     },
+    dispose: () => tlsLog.close(),
   }
 }
 
-/**
- * The latest failure per domain from the tail of Caddy's TLS log (JSON lines: `identifier`, `error`),
- * dropped once a later line says that domain's certificate was obtained. At most 256 KiB is read.
- */
-function issuanceErrors(file: string): Map<string, string> {
-  const errors = new Map<string, string>()
-  if (!existsSync(file)) return errors
-  const size = statSync(file).size
-  const fd = openSync(file, 'r')
-  const buffer = Buffer.alloc(Math.min(size, 256 * 1024))
+/** Caddy's error answers are `{"error": "..."}`: the message alone, else the text as it came. */
+function caddyError(text: string): string {
   try {
-    readSync(fd, buffer, 0, buffer.length, size - buffer.length)
-  } finally {
-    closeSync(fd)
+    const { error } = JSON.parse(text) as { error?: unknown }
+    if (typeof error === 'string') return error
+  } catch {
+    // not JSON: the text itself
   }
-  for (const line of buffer.toString('utf8').split('\n')) {
-    let entry: { identifier?: string; error?: string; msg?: string }
-    try {
-      entry = JSON.parse(line)
-    } catch {
-      continue
-    }
-    if (!entry.identifier) continue
-    if (entry.msg === 'certificate obtained successfully') errors.delete(entry.identifier)
-    else if (entry.error && entry.msg === 'could not get certificate from issuer') errors.set(entry.identifier, entry.error.slice(0, 500))
-  }
-  return errors
+  return text.trim()
 }
 
 /** Caddy's listener errors, in words an appliance owner can act on. */
@@ -122,5 +98,5 @@ export default defineDriver<ProxyDriver>({
   },
   // Supported even while Caddy is down: routes are kept and pushed when it comes back (health says degraded).
   probe: async () => ({ supported: true }),
-  create: async (ctx) => createCaddy(ctx),
+  create: (ctx) => createCaddy(ctx),
 })

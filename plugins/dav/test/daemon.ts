@@ -11,6 +11,8 @@ import type { TestContext } from '../../../test/helper.js'
  * an owner and a dav key: what the real-client suites (vdirsyncer, python3-caldav, litmus) talk to.
  */
 export interface Daemon {
+  /** The daemon's process id (its memory is read from /proc). */
+  pid: number
   base: string
   port: number
   dir: string
@@ -57,11 +59,11 @@ export async function startDaemon(t: TestContext, env: Record<string, string> = 
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   t.teardown(async () => {
-    if (child.exitCode === null && child.pid) {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       process.kill(child.pid, 'SIGTERM')
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))])
-      if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGKILL')
+      if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGKILL')
     }
     rmSync(dir, { recursive: true, force: true })
   })
@@ -91,5 +93,5 @@ export async function startDaemon(t: TestContext, env: Record<string, string> = 
   const setup = await call('POST', '/api/v1/auth/setup', { email, password: 'correct horse battery', name: 'Owner' })
   const token = setup.body.data.accessToken as string
   const key = (await call('POST', '/api/v1/admin/api-keys', { scope: 'dav', label: 'dav clients' }, token)).body.data.key as string
-  return { base, port, dir, email, key, token, json: (method, path, body) => call(method, path, body, token) }
+  return { pid: child.pid as number, base, port, dir, email, key, token, json: (method, path, body) => call(method, path, body, token) }
 }

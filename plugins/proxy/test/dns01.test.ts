@@ -20,7 +20,7 @@ t.test('a wildcard certificate through Hearth’s own DNS, checked by pebble', a
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   await testCa(dir)
   const [acmePort, mgmtPort, adminPort, httpPort, httpsPort, dnsPort] = await Promise.all(Array.from({ length: 6 }, () => freePort()))
-  startPebbleAndCaddy(t, dir, { acmePort, mgmtPort, adminPort, httpPort, httpsPort }, `127.0.0.1:${dnsPort}`)
+  await startPebbleAndCaddy(t, dir, { acmePort, mgmtPort, adminPort, httpPort, httpsPort }, `127.0.0.1:${dnsPort}`)
 
   const upstream = createServer((req, res) => res.end(`wild hello ${req.headers.host}`))
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
@@ -113,7 +113,7 @@ t.test('DNS-01 through the DNS-provider integration: the TXT is written at the p
   await testCa(dir)
   const [acmePort, mgmtPort, adminPort, httpPort, httpsPort] = await Promise.all(Array.from({ length: 5 }, () => freePort()))
   // The provider's local server answers its API, not DNS: pebble is told every challenge is valid here.
-  startPebbleAndCaddy(t, dir, { acmePort, mgmtPort, adminPort, httpPort, httpsPort })
+  await startPebbleAndCaddy(t, dir, { acmePort, mgmtPort, adminPort, httpPort, httpsPort })
   const keys = { apikey: 'pk1_dns01_provider_0001', secretapikey: 'sk1_dns01_provider_0002' }
   const porkbun = await startPorkbun(keys, { 'provider.example': [] })
   t.teardown(() => porkbun.close())

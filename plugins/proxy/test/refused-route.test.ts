@@ -4,7 +4,8 @@ import t from 'tap'
 import { auth, build, owner } from '../../../test/helper.js'
 
 /**
- * One route Caddy refuses never takes the others down (issue 10, item 2). Debian's Caddy accepts
+ * One route Caddy refuses never takes the others down (issue 10, item 2), and /health says which
+ * and why. Debian's Caddy accepts
  * every route Hearth's validation lets through, so this runs against a local server speaking
  * Caddy's admin API (`POST /load` → 400 with Caddy's error text, `GET /id/<@id>`) that refuses any
  * config holding one particular host.
@@ -51,5 +52,7 @@ t.test('the refused route carries Caddy’s reason; the others are loaded and se
     loaded.includes('first.home.test') && loaded.includes('last.home.test') && !loaded.includes('refused.home.test'),
     'the others are loaded',
   )
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.proxy.status, 'ok')
+  const health = (await app.inject({ method: 'GET', url: '/api/v1/health' })).json().data.components.proxy
+  t.equal(health.status, 'degraded', 'a refused route is not healthy')
+  t.match(health.message, /Caddy refused 1 of 3 routes \(refused\.home\.test: .*is not acceptable\)/, 'with Caddy’s reason')
 })

@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process'
 import type { X509Certificate } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { request } from 'node:https'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { TestContext } from '../../../test/helper.js'
+import { type CaddyProcess, runCaddy } from './caddy-user.js'
 
 /** What the TLS tests share: a throw-away CA, kept processes, HTTPS requests through Caddy, polling. */
 const run = promisify(execFile)
@@ -126,11 +127,18 @@ export interface Ports {
 }
 
 /**
- * pebble (its HTTPS from the test CA in `dir`) and an empty Caddy, both kept for the test. `dnsServer`
- * makes pebble check DNS-01 records there; without it pebble is told every challenge is valid (it
- * cannot reach a real validation target here).
+ * pebble (its HTTPS from the test CA in `dir`) and an empty Caddy run as user caddy, both kept for the
+ * test. Caddy reads the test CA (HEARTH_ACME_CA_ROOT, `dir`/ca.pem) itself, as it would a root the
+ * operator names: that one file is made readable to it, nothing else of `dir`. `dnsServer` makes
+ * pebble check DNS-01 records there; without it pebble is told every challenge is valid (it cannot
+ * reach a real validation target here).
  */
-export function startPebbleAndCaddy(t: TestContext, dir: string, p: Ports, dnsServer?: string): void {
+export async function startPebbleAndCaddy(
+  t: TestContext & { comment(message: string): void },
+  dir: string,
+  p: Ports,
+  dnsServer?: string,
+): Promise<CaddyProcess> {
   const pebble = {
     listenAddress: `127.0.0.1:${p.acmePort}`,
     managementListenAddress: `127.0.0.1:${p.mgmtPort}`,
@@ -144,9 +152,7 @@ export function startPebbleAndCaddy(t: TestContext, dir: string, p: Ports, dnsSe
   writeFileSync(join(dir, 'pebble.json'), JSON.stringify({ pebble }))
   const args = ['-config', join(dir, 'pebble.json'), ...(dnsServer ? ['-dnsserver', dnsServer] : [])]
   spawnKept(t, 'pebble', args, dnsServer ? { PEBBLE_VA_NOSLEEP: '1' } : { PEBBLE_VA_ALWAYS_VALID: '1', PEBBLE_VA_NOSLEEP: '1' })
-  writeFileSync(join(dir, 'caddy.json'), JSON.stringify({ admin: { listen: `127.0.0.1:${p.adminPort}` } }))
-  spawnKept(t, 'caddy', ['run', '--config', join(dir, 'caddy.json')], {
-    XDG_DATA_HOME: join(dir, 'xdg'),
-    XDG_CONFIG_HOME: join(dir, 'xdg'),
-  })
+  chmodSync(dir, 0o711)
+  chmodSync(join(dir, 'ca.pem'), 0o644)
+  return runCaddy(t, p.adminPort)
 }

@@ -241,6 +241,15 @@ t.test('who may point a connector where (SSRF rule)', async (t) => {
     'http://[::1]/',
     'http://169.254.169.254/latest/',
     'http://localhost/',
+    // IPv4 inside IPv6: compatible (::a.b.c.d), mapped, NAT64 and 6to4 forms of private addresses.
+    'http://[::127.0.0.1]:5232/',
+    'http://[::7f00:1]/',
+    'http://[::ffff:7f00:1]/',
+    'http://[::10.0.0.7]/',
+    'http://[64:ff9b::a00:7]/',
+    'http://[2002:7f00:1::]/',
+    'http://[2002:c0a8:101::1]/',
+    'http://0.0.0.0/',
   ]) {
     const res = await call('POST', '/sync/connectors', { kind: 'carddav', label: 'x', url })
     t.equal(res.status, 422, url)
@@ -313,18 +322,17 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
     ['Ada King'],
   )
 
-  // A connector with its own schedule (every second) runs by itself; its log says so.
+  // A connector with its own schedule runs as the scheduled job (run here rather than awaited: it is hourly); its log says so.
   const scheduled = await call(
     'POST',
     '/sync/connectors',
-    connectorOn(radicale, 'carddav', 'Scheduled', `${radicale.base}/alice/contacts/`, { schedule: '* * * * * *' }),
+    connectorOn(radicale, 'carddav', 'Scheduled', `${radicale.base}/alice/contacts/`, { schedule: '0 * * * *' }),
   )
-  t.equal(scheduled.body.data.schedule, '* * * * * *')
-  let runs: Json[] = []
-  for (let i = 0; i < 100 && !runs.some((r) => r.status === 'ok'); i++) {
-    await new Promise((r) => setTimeout(r, 100))
-    runs = (await call('GET', `/sync/connectors/${scheduled.body.data.id}/runs`)).body.data
-  }
+  t.equal(scheduled.body.data.schedule, '0 * * * *')
+  const job = app.hearth.scheduler.get(`sync:${scheduled.body.data.id}`)
+  t.equal(job?.nextRun()?.getMinutes(), 0, 'scheduled on the hour')
+  await job?.runNow()
+  const runs: Json[] = (await call('GET', `/sync/connectors/${scheduled.body.data.id}/runs`)).body.data
   t.match(
     runs.find((r) => r.status === 'ok'),
     { trigger: 'schedule', status: 'ok' },
@@ -336,7 +344,13 @@ t.test('carddav without sync-collection: ETag comparison; and scheduled runs', a
     url: `${radicale.base}/`,
     schedule: 'every minute',
   })
-  t.match(badCron.body.error, { code: 'VALIDATION_ERROR', details: { field: 'schedule' } })
+  t.match(badCron.body.error, { code: 'VALIDATION_ERROR', details: { field: 'schedule', constraint: 'format' } })
+  // At most once every 15 minutes, and no seconds field.
+  for (const schedule of ['* * * * * *', '0 0 * * * *', '*/5 * * * *', '0,10 * * * *']) {
+    const tooOften = await call('POST', '/sync/connectors', { kind: 'carddav', label: 'x', url: `${radicale.base}/`, schedule })
+    t.equal(tooOften.status, 400, schedule)
+    t.match(tooOften.body.error, { code: 'VALIDATION_ERROR', details: { field: 'schedule', constraint: 'interval' } }, schedule)
+  }
 })
 
 t.test('a running connector: a second run and a delete wait for it (409)', async (t) => {

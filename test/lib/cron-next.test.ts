@@ -1,6 +1,7 @@
 import cron from 'node-cron'
 import t from 'tap'
-import { nextMatch, numericFields } from '../../core/cron-next.js'
+import { nextMatch } from '../../lib/cron-next.js'
+import { numericFields } from '../../lib/cron.js'
 import { createScheduler } from '../../core/scheduler.js'
 
 const EXPRESSIONS = [

@@ -1,37 +1,16 @@
-import cron from 'node-cron'
+import type { CronFields } from './cron.js'
 
 /**
  * The next run of a cron expression in the server's local time, computed with Date's local getters.
  *
  * node-cron computes every next run through `Intl.DateTimeFormat`, and the first Intl date formatter
  * of a process maps ICU's locale and time-zone data: about 5 MB of RSS held for the life of the daemon
- * (issue 11, idle memory). The expressions the daemon schedules at start (`17 * * * *` and the like)
+ * (docs/performance.md, idle memory). The expressions the daemon schedules (`17 * * * *` and the like)
  * need only numbers, so they are matched here with the same rules as node-cron's TimeMatcher: the
- * expression expanded by node-cron's own `parse`, every field must match (day of month AND day of
- * week), local times turned into instants the way node-cron does (a time skipped by DST counts only
- * if the instant it falls on still matches; a repeated one runs once). Expressions with L, W or # tokens return null: the caller keeps node-cron for those.
+ * expression expanded by node-cron's own `parse` (lib/cron.ts `numericFields`), every field must match
+ * (day of month AND day of week), local times turned into instants the way node-cron does (a time
+ * skipped by DST counts only if the instant it falls on still matches; a repeated one runs once).
  */
-export interface CronFields {
-  second: number[]
-  minute: number[]
-  hour: number[]
-  dayOfMonth: number[]
-  month: number[]
-  dayOfWeek: number[]
-}
-
-/** The expanded fields of an expression node-cron accepts, or null when a field holds a token (L, W, #). */
-export function numericFields(expression: string): CronFields | null {
-  const parsed = cron.parse(expression) as unknown as Record<keyof CronFields, (number | string)[]>
-  const fields = {} as CronFields
-  for (const key of ['second', 'minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const) {
-    const values = parsed[key]
-    if (!values.every((v) => typeof v === 'number')) return null
-    fields[key] = [...(values as number[])].sort((a, b) => a - b)
-  }
-  return fields
-}
-
 const matches = (f: CronFields, d: Date): boolean =>
   f.second.includes(d.getSeconds()) &&
   f.minute.includes(d.getMinutes()) &&

@@ -1,0 +1,18 @@
+import { HttpError } from '../../../core/plugin-api.js'
+import { type DavRequest, header } from '../request.js'
+
+/** DELETE: an object to the trash (If-Match honoured), or a calendar with its events. */
+export function remove(r: DavRequest) {
+  const { target } = r
+  if (target.type === 'object') {
+    r.objects.remove(r.userId, target.collection, target.name, header(r.req, 'if-match'))
+    return r.reply.code(204).send()
+  }
+  if (target.type === 'collection' && target.collection.kind === 'event' && r.exists(target.collection)) {
+    // A calendar goes with its events (to the trash, as the JSON API deletes them).
+    for (const obj of r.objects.members(r.userId, target.collection)) r.objects.remove(r.userId, target.collection, obj.name)
+    r.store.dropCalendar(r.userId, target.collection.name)
+    return r.reply.code(204).send()
+  }
+  throw new HttpError('FORBIDDEN', 'This collection cannot be deleted')
+}

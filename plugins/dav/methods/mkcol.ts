@@ -1,0 +1,35 @@
+import { HttpError } from '../../../core/plugin-api.js'
+import { documentOf, is, NS, parseXml, propstats, XmlError, type XmlNode } from '../../../lib/webdav-xml/index.js'
+import { planPatch } from '../collection-props.js'
+import { MAX_OBJECT_BYTES } from '../properties.js'
+import { type DavRequest, sendXml } from '../request.js'
+
+/** MKCALENDAR (RFC 4791 5.3.1) and extended MKCOL (RFC 5689): a new calendar, with the body's properties or not at all. */
+export function mkcol(r: DavRequest) {
+  // A body (calendar properties) must be XML: anything else is an unknown format (RFC 4918 9.3).
+  let root: XmlNode | undefined
+  if (r.body.trim()) {
+    try {
+      root = parseXml(r.body, MAX_OBJECT_BYTES)
+    } catch (err) {
+      if (err instanceof XmlError) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'A MKCALENDAR/MKCOL body is XML')
+      throw err
+    }
+  }
+  const { target } = r
+  if (target.type !== 'collection' || target.collection.kind !== 'event')
+    throw new HttpError('FORBIDDEN', 'Only calendars can be created, under /dav/calendars/')
+  if (r.exists(target.collection)) throw new HttpError('METHOD_NOT_ALLOWED', 'That calendar exists')
+  const name = target.collection.name
+  if (name.length > 200) throw new HttpError('VALIDATION_ERROR', 'calendar name too long', { field: 'name', constraint: 'maxLength' })
+  const plain = r.req.method === 'MKCOL'
+  const creation = is(root, NS.caldav, 'mkcalendar') || is(root, NS.dav, 'mkcol') ? root.children : []
+  const plan = planPatch('event', creation, true)
+  if (!plan.ok) {
+    const [ns, element] = plain ? [NS.dav, 'mkcol-response'] : [NS.caldav, 'mkcalendar-response']
+    return sendXml(r.reply, 403, documentOf(ns, element, propstats(plan.statuses)))
+  }
+  const created = new Date(r.api.now()).toISOString()
+  r.store.patchCollection(r.userId, 'event', name, plan.changes, () => r.store.addCalendar(r.userId, name, created))
+  return r.reply.code(201).header('content-length', '0').send()
+}

@@ -1,0 +1,74 @@
+import { HttpError } from '../../../core/plugin-api.js'
+import { multistatusStream, NS, response } from '../../../lib/webdav-xml/index.js'
+import { ADDRESS_BOOK, type Collection } from '../objects-service.js'
+import { ADDRESSBOOK_HOME, CALENDAR_HOME, collectionPath, PRINCIPAL, ROOT, type Target } from '../paths.js'
+import { propsOf, type Requested, requested } from '../properties.js'
+import { MAX_REPORT_ITEMS, objectResponses } from '../reports.js'
+import { type DavRequest, sendMultistatus, xmlBody } from '../request.js'
+
+/** PROPFIND (RFC 4918 9.1): the target and, at Depth 1, its members, streamed within the answer budget. */
+export function propfind(r: DavRequest) {
+  const want = requested(xmlBody(r.body, NS.dav, 'propfind', true))
+  const deep = String(r.req.headers.depth ?? 'infinity') !== '0'
+  const { target } = r
+  if (target.type === 'collection' && !r.exists(target.collection)) throw new HttpError('NOT_FOUND', 'No such collection')
+  let cutAt = ROOT
+  let alreadyCut = false
+  let members: Iterable<string> = []
+  switch (target.type) {
+    case 'collection': {
+      cutAt = collectionPath(target.collection)
+      if (deep) {
+        const all = r.objects.members(r.userId, target.collection)
+        alreadyCut = all.length > MAX_REPORT_ITEMS
+        members = objectResponses(r.props, target.collection, want, all.slice(0, MAX_REPORT_ITEMS))
+      }
+      break
+    }
+    case 'object': {
+      const obj = r.objects.find(r.userId, target.collection, target.name)
+      if (!obj) throw new HttpError('NOT_FOUND', 'No such object')
+      cutAt = collectionPath(target.collection)
+      members = objectResponses(r.props, target.collection, want, [obj])
+    }
+  }
+  return sendMultistatus(
+    r.reply,
+    multistatusStream({ responses: responses(r, target, want, deep, members), cutAt, alreadyCut, budget: r.api.answerBudget() }),
+  )
+}
+
+function* responses(r: DavRequest, target: Target, want: Requested, deep: boolean, members: Iterable<string>): Generator<string> {
+  const one = (t: Target, path: string) => {
+    const { found, missing } = propsOf(r.props, t, want)
+    return response(path, found, missing)
+  }
+  switch (target.type) {
+    case 'root':
+      yield one(target, ROOT)
+      return
+    case 'principal':
+      yield one(target, PRINCIPAL)
+      return
+    case 'calendar-home':
+      yield one(target, CALENDAR_HOME)
+      if (deep)
+        for (const name of r.objects.calendars(r.userId)) {
+          const collection: Collection = { kind: 'event', name }
+          yield one({ type: 'collection', collection }, collectionPath(collection))
+        }
+      return
+    case 'addressbook-home': {
+      yield one(target, ADDRESSBOOK_HOME)
+      const collection: Collection = { kind: 'card', name: ADDRESS_BOOK }
+      if (deep) yield one({ type: 'collection', collection }, collectionPath(collection))
+      return
+    }
+    case 'collection':
+      yield one(target, collectionPath(target.collection))
+      yield* members
+      return
+    case 'object':
+      yield* members
+  }
+}

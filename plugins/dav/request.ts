@@ -1,0 +1,98 @@
+import type { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { type HearthApi, HttpError } from '../../core/plugin-api.js'
+import { is, parseXml, XmlError, type XmlNode } from '../../lib/webdav-xml/index.js'
+import type { Collection, DavObject, Objects } from './objects-service.js'
+import type { Target } from './paths.js'
+import { MAX_OBJECT_BYTES, type PropContext } from './properties.js'
+import type { DavStore } from './store.js'
+
+/** What every method's handler works with: the signed-in user, the resolved target, the body and the DAV service. */
+export interface DavRequest {
+  req: FastifyRequest
+  reply: FastifyReply
+  api: HearthApi
+  objects: Objects
+  store: DavStore
+  userId: string
+  target: Target
+  /** The body as text ('' for none). */
+  body: string
+  props: PropContext
+  /** Whether a collection exists (the address book always does). */
+  exists(c: Collection): boolean
+}
+
+const XML_TYPE = 'application/xml; charset=utf-8'
+
+export function davRequest(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: { api: HearthApi; objects: Objects; store: DavStore },
+  auth: { userId: string; email: string },
+  target: Target,
+): DavRequest {
+  const { objects, store } = deps
+  const { userId } = auth
+  // The last object's text, kept while its properties are written (getcontentlength and address-data
+  // both need it): one object at a time, so an answer over many large objects holds one of them.
+  let last: { obj: DavObject; text: string } | null = null
+  const props: PropContext = {
+    userId,
+    email: auth.email,
+    objects,
+    store,
+    text(obj) {
+      if (last?.obj !== obj) {
+        if (target.type !== 'collection' && target.type !== 'object') throw new HttpError('INTERNAL_ERROR')
+        last = { obj, text: objects.render(userId, target.collection, obj) }
+      }
+      return last.text
+    },
+  }
+  return {
+    req,
+    reply,
+    ...deps,
+    userId,
+    target,
+    body: typeof req.body === 'string' ? req.body : '',
+    props,
+    exists: (c) => c.kind === 'card' || objects.calendars(userId).includes(c.name),
+  }
+}
+
+/** The request's XML, checked to be the expected root element (any root when name is ''); null for an empty optional body. */
+export function xmlBody(body: string, ns: string, name: string, optional: true): XmlNode | null
+export function xmlBody(body: string, ns: string, name: string, optional: false): XmlNode
+export function xmlBody(body: string, ns: string, name: string, optional: boolean): XmlNode | null {
+  if (!body.trim()) {
+    if (optional) return null
+    throw new HttpError('VALIDATION_ERROR', 'an XML body is required', { field: 'body', constraint: 'required' })
+  }
+  let root: XmlNode
+  try {
+    root = parseXml(body, MAX_OBJECT_BYTES)
+  } catch (err) {
+    if (err instanceof XmlError) throw new HttpError('VALIDATION_ERROR', err.message, { field: 'body', constraint: 'xml' })
+    throw err
+  }
+  if (name && !is(root, ns, name))
+    throw new HttpError('VALIDATION_ERROR', `expected a ${name} element`, { field: 'body', constraint: 'xml' })
+  return root
+}
+
+/** An XML answer held as one string (small by construction). */
+export function sendXml(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type(XML_TYPE).send(body)
+}
+
+/** A multistatus answer streamed as it is written (lib/webdav-xml's multistatusStream). */
+export function sendMultistatus(reply: FastifyReply, stream: Readable) {
+  return reply.code(207).type(XML_TYPE).send(stream)
+}
+
+export function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name]
+  return Array.isArray(v) ? v.join(',') : v
+}
