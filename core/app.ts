@@ -19,6 +19,8 @@ import type { RouteEntry } from './route-pipeline.js'
 import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
+import { createProxyTrust, type ProxyTrust } from './client-address.js'
+import { capConnectionsPerClient, cutSlowBodies, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS, serverOptions } from './http-limits.js'
 import { compileCheck, compileSerializer, installValidators } from './validation.js'
 import { VERSION } from './version.js'
 import { ByteBudget } from '../lib/byte-budget.js'
@@ -53,6 +55,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const sources = ensureSecrets(given)
   const config = loadCoreConfig(sources)
 
+  const proxyTrust = createProxyTrust(config.trustedProxies)
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.bodyLimit,
@@ -63,12 +66,18 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    trustProxy: 'loopback',
+    // X-Forwarded-* only from the configured proxies (core/client-address.ts); anyone else is who it connects as.
+    trustProxy: proxyTrust.trusts,
+    http: serverOptions,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
   }).withTypeProvider<HearthTypeProvider>()
+  capConnectionsPerClient(app.server, config.maxConnectionsPerClient, proxyTrust.trusts)
+  cutSlowBodies(app.server)
 
   const services = createServices(config, sources, app.log, options)
   try {
-    return await assemble(app, services, config, sources, options, startedAt)
+    return await assemble(app, services, config, sources, options, startedAt, proxyTrust)
   } catch (err) {
     // A plugin that fails the start must not leave its jobs and the database open behind it.
     await releaseServices(app, services)
@@ -83,6 +92,7 @@ async function assemble(
   sources: ConfigSources,
   options: BuildOptions,
   startedAt: number,
+  proxyTrust: ProxyTrust,
 ): Promise<FastifyInstance> {
   app.decorate('hearth', { ...services, plugins: [] as LoadedPlugin[], version: VERSION })
   app.decorateRequest('auth', null as never)
@@ -199,6 +209,9 @@ async function assemble(
   }
   const thirdParty = discovered.flatMap((f) => (f.plugin ? [f.plugin] : []))
   await loadPlugins(app, thirdParty, 'third-party', loaderDeps, report)
+
+  proxyTrust.settle(report.some((p) => p.name === 'proxy' && p.source === 'builtin' && p.status === 'loaded'))
+  app.log.debug({ trustedProxies: proxyTrust.entries }, 'X-Forwarded-* believed from these peers only')
 
   app.addHook('onClose', () => releaseServices(app, services))
 

@@ -19,6 +19,7 @@ import type { HealthReport } from './plugin-api.js'
 import { createLimiter } from './rate-limit.js'
 import { createBasicAuth } from './auth/basic.js'
 import { createCallers } from './auth/callers.js'
+import { createSignInThrottle } from './auth/sign-in-throttle.js'
 import { createScheduler } from './scheduler.js'
 import { createSecretBox } from './secrets.js'
 
@@ -45,16 +46,16 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const callers = createCallers(users)
   const resolveCaller = createCallerResolver({ systemToken: config.systemToken, users, apiKeys, tokens, callers })
   const authenticate = authenticateWith(resolveCaller)
-  // Failed logins and failed HTTP Basic sign-ins (DAV) share one budget per client and account.
-  const loginFailures = createLimiter({ max: config.loginFailLimit, windowMs: FIFTEEN_MINUTES, now })
-  const basicAuth = createBasicAuth({ users, apiKeys, loginFailures, callers })
+  // Failed logins and failed HTTP Basic sign-ins (DAV) share one budget per client and per account from it.
+  const signIns = createSignInThrottle({ failLimit: config.loginFailLimit, now })
+  const basicAuth = createBasicAuth({ users, apiKeys, signIns, callers })
   const authService = createAuthService({
     db,
     users,
     tokens,
     log,
     events,
-    loginFailures,
+    signIns,
     deliverReset: async (email, token) => {
       if (!config.mailerUrl) return false
       const res = await fetch(config.mailerUrl, {

@@ -76,6 +76,13 @@ export default definePlugin(
     api.metrics.register('counter', 'hearth_dns_rate_limited_total', 'DNS UDP answers held back by response rate limiting', [], () => [
       { value: server.status.rateLimited },
     ])
+    api.metrics.register(
+      'counter',
+      'hearth_dns_tcp_refused_total',
+      'DNS TCP connections closed because their source held its share',
+      [],
+      () => [{ value: server.status.tcpRefused }],
+    )
     if (config.port !== 0) {
       const started = await server.start()
       if (started.error) {

@@ -1,12 +1,12 @@
 import { type Actor, createAccounts } from '../../core/auth/accounts.js'
 import { createApiKeys } from '../../core/auth/api-keys.js'
 import { createAuthService } from '../../core/auth/service.js'
+import { createSignInThrottle } from '../../core/auth/sign-in-throttle.js'
 import { createTokens } from '../../core/auth/tokens.js'
 import { createUsers, type PublicUser, type UserRow, type Users } from '../../core/auth/users.js'
 import type { CoreConfig } from '../../core/config.js'
 import type { Db } from '../../core/db/sqlite.js'
 import { createEventBus } from '../../core/events.js'
-import { createLimiter } from '../../core/rate-limit.js'
 import { CliError, type Parsed } from './command.js'
 import type { Api, Context } from './context.js'
 
@@ -21,7 +21,7 @@ export function coreServices(db: Db, config: CoreConfig) {
     tokens,
     log: silent,
     events: createEventBus(() => {}),
-    loginFailures: createLimiter({ max: 1, windowMs: 1 }),
+    signIns: createSignInThrottle({ failLimit: config.loginFailLimit }),
     deliverReset: async () => false,
   })
   const apiKeys = createApiKeys(db)
