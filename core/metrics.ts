@@ -34,7 +34,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
   install(app: FastifyInstance, authenticate: Authenticate): void
 } {
   // prom-client (its source, its registry and metric objects) is loaded on the first scrape, not at start: until
-  // then a metric is its name, checked as prom-client checks it, and the step that registers it (issue 11, idle
+  // then a metric is its name, checked as prom-client checks it, and the step that registers it (idle
   // memory). The steps run in the order they were given: the registry writes its metrics in that order.
   const names = new Set<string>()
   const pending: Step[] = []

@@ -34,7 +34,7 @@ function lazyValidator(ajv: () => Ajv, schema: object): ValidateFunction {
 
 /**
  * Two validators: JSON bodies are typed strictly (a number sent as a string
- * is an error, decisions.md), while query strings, params and headers are
+ * is an error, docs/api.md), while query strings, params and headers are
  * text on the wire and are coerced into their declared types.
  */
 // Created on the first compilation: building Ajv with its formats is start-up time otherwise.
@@ -67,7 +67,7 @@ const compile = (route: Route) => serializerFactory(route) as Serialize
 /**
  * A schema as a response serializer would write it (fast-json-stringify, the routes' options), compiled on
  * its first call as route serializers are: records asks for three at start, and each compile held its
- * generated code and fast-json-stringify's own Ajv from the start on (issue 11, idle memory).
+ * generated code and fast-json-stringify's own Ajv from the start on (idle memory).
  */
 export function compileSerializer(schema: object): Serialize {
   let serialize: Serialize | undefined

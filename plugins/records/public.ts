@@ -16,7 +16,7 @@ export interface RecordsPluginService {
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
-// The compact projection's last step (decisions.md: null and empty values dropped), for plugins answering compact records.
+// The compact projection's last step (docs/api.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
 // The import limits of archives (a member, all members, unpacked), for plugins reading uploads the same way.
 export { ARCHIVE_IMPORT_LIMITS } from './formats/archive.js'
