@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { env } from '../../lib/config-env.js'
 
-
 /** docs/operations.md: scheduled backups with retention. */
 export const BackupsConfig = Type.Object({
   /** Cron expression of scheduled backups (e.g. `30 3 * * *`); empty: none. */
