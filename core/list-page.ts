@@ -1,5 +1,4 @@
 import { ByteBudget } from '../lib/byte-budget.js'
-import { hasShape, jsonTextOf } from './pre-serialized.js'
 
 /**
  * Every list page is written within the answer's byte budget, here, for every list route: items go
@@ -30,8 +29,6 @@ export interface ListWriter {
   frame: Serialize
   /** The serializer of one item as the route declares it, for the items of this page. */
   itemSerializer(items: unknown[]): Serialize
-  /** The property lists an item's kept JSON text may be spliced for (core/pre-serialized.ts). */
-  shapes: readonly string[][]
   /** The configured answer budget, for an envelope that does not carry its own. */
   budget: number
 }
@@ -54,8 +51,7 @@ export function writeListPage(payload: unknown, w: ListWriter): string {
   const serialize = items.length ? w.itemSerializer(items) : undefined
   const parts: string[] = []
   for (const item of items) {
-    const kept = jsonTextOf(item)
-    const text = kept !== undefined && hasShape(item as object, w.shapes) ? kept : (serialize as Serialize)(item)
+    const text = (serialize as Serialize)(item)
     // One byte for the comma. The first item goes in whatever its size, alone when it passes the budget.
     if (!budget.take(Buffer.byteLength(text) + 1)) {
       if (parts.length === 0) parts.push(text)

@@ -6,10 +6,9 @@ import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
 import { writeListPage } from './list-page.js'
-import { dataShapes, spliceEnvelope } from './pre-serialized.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
-// Ajv is made, not at load: the bundle loads Ajv and ajv-formats on first use (scripts/bundle.mjs LAZY).
+// Ajv is made, not at load.
 const addFormats = (ajv: Ajv): Ajv => (((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv)(ajv)
 
 function make(options: Options): Ajv {
@@ -36,7 +35,7 @@ function lazyValidator(ajv: () => Ajv, schema: object): ValidateFunction {
 
 /**
  * Two validators: JSON bodies are typed strictly (a number sent as a string
- * is an error, decisions.md), while query strings, params and headers are
+ * is an error, docs/api.md), while query strings, params and headers are
  * text on the wire and are coerced into their declared types.
  */
 // Created on the first compilation: building Ajv with its formats is start-up time otherwise.
@@ -69,7 +68,7 @@ const compile = (route: Route) => serializerFactory(route) as Serialize
 /**
  * A schema as a response serializer would write it (fast-json-stringify, the routes' options), compiled on
  * its first call as route serializers are: records asks for three at start, and each compile held its
- * generated code and fast-json-stringify's own Ajv from the start on (issue 11, idle memory).
+ * generated code and fast-json-stringify's own Ajv from the start on (idle memory).
  */
 export function compileSerializer(schema: object): Serialize {
   let serialize: Serialize | undefined
@@ -90,16 +89,11 @@ export function installValidators(app: FastifyInstance, answerBudget: number): v
 
   app.setSerializerCompiler((route) => {
     let serialize: Serialize | undefined
-    const shapes = dataShapes(route.schema)
     const whole = (data: unknown) => (serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route))(data)
     // Every list page is written item by item within the answer's byte budget (core/list-page.ts).
     const items = listItems(route as Route, compile)
-    if (items) return (data: unknown) => writeListPage(data, { frame: whole, itemSerializer: items, shapes, budget: answerBudget })
-    return (data: unknown) => {
-      // Records a plugin keeps with their JSON text (core/pre-serialized.ts) are not serialized again.
-      const spliced = shapes.length ? spliceEnvelope(data, shapes) : undefined
-      return spliced !== undefined ? spliced : whole(data)
-    }
+    if (items) return (data: unknown) => writeListPage(data, { frame: whole, itemSerializer: items, budget: answerBudget })
+    return whole
   })
 }
 

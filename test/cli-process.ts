@@ -87,7 +87,8 @@ export async function startDaemon(
   }
   t.teardown(stop)
   const lockFile = join(dataDir, 'hearth.pid')
-  for (let i = 0; i < 300; i++) {
+  // Two minutes: a start takes a second or two, but far longer on a CI machine whose cores are all taken.
+  for (let i = 0; i < 1200; i++) {
     if (existsSync(lockFile)) {
       const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number; port: number }
       if (lock.pid === child.pid) return { pid: lock.pid, base: `http://127.0.0.1:${lock.port}/api/v1`, stop, child }
@@ -116,4 +117,42 @@ export async function call(
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   return { status: res.status, json: (await res.json().catch(() => ({}))) as never }
+}
+
+/**
+ * Runs the CLI on a pseudo-terminal (script(1)) and answers each question when it appears,
+ * as a person would; resolves with everything the terminal showed and the exit code.
+ */
+export function converse(
+  args: string[],
+  env: Record<string, string>,
+  answers: Array<[RegExp, string]>,
+): Promise<{ code: number; screen: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', [process.execPath, CLI, ...args].join(' '), '/dev/null'], {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let screen = ''
+    let next = 0
+    let answeredAt = 0
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`no answer expected after: ${JSON.stringify(screen)}`))
+    }, 60_000)
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString('utf8')
+      const step = answers[next]
+      // Answer each question once it shows, after what was answered before.
+      if (step && step[0].test(screen.slice(answeredAt))) {
+        answeredAt = screen.length
+        next++
+        child.stdin.write(`${step[1]}\r`)
+      }
+    })
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? 1, screen })
+    })
+  })
 }

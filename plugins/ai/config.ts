@@ -1,11 +1,11 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { env } from '../../lib/config-env.js'
 
 /**
  * The AI plugin's config slice. Provider base URLs are instance settings
- * (decisions.md: every outside service has a base URL in config); a user picks
+ * (docs/api.md: every outside service has a base URL in config); a user picks
  * a provider, and only an admin may point their own settings at another URL.
  */
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
 
 export const AiConfig = Type.Object({
   /** OpenAI's API root (the client appends /v1/embeddings, /v1/chat/completions). */

@@ -7,7 +7,7 @@ import { createGzip } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { createEncryptStream } from './crypto.js'
 import { type BackupManifest, DB_ENTRY, ENV_ENTRY, MANIFEST_ENTRY, schemaVersions } from './manifest.js'
-import { tarEnd, tarHeader, tarPadding } from './tar.js'
+import { tarEnd, tarHeader, tarPadding } from '../../lib/archive/tar.js'
 
 export interface BackupProgress {
   phase: 'database' | 'archive'

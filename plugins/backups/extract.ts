@@ -7,7 +7,7 @@ import { createGunzip } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { createDecryptStream, MAGIC } from './crypto.js'
 import { type BackupManifest, compareSchemas, DB_ENTRY, ENTRIES, MANIFEST_ENTRY, parseManifest, schemaVersions } from './manifest.js'
-import { readTar } from './tar.js'
+import { readTarStream, type TarEntry } from '../../lib/archive/tar.js'
 
 /** A backup that must not be restored: damaged, wrong passphrase, or from a newer schema. */
 export class BackupRefused extends Error {
@@ -70,12 +70,14 @@ export async function unpackBackup(
   if (kind === 'encrypted' && !opts.passphrase) throw new BackupRefused('this backup is encrypted: give its passphrase')
 
   let manifest: BackupManifest | null = null
-  let manifestText = ''
+  // Kept as bytes until the manifest ends: a character may be split between two chunks.
+  let manifestParts: Uint8Array[] = []
   const hashes: Record<string, { size: number; sha256: string }> = {}
   let current: { name: string; fd: number | null; hash: Hash; size: number } | null = null
 
   const sink = {
-    start({ name, size }: { name: string; size: number }) {
+    start({ name, size, type }: TarEntry) {
+      if (type !== '0') throw new BackupRefused('unexpected archive content: only regular files are allowed')
       if (!ENTRIES.has(name)) throw new BackupRefused(`unexpected file in the archive: ${JSON.stringify(name)}`)
       if (hashes[name] || (name === MANIFEST_ENTRY && manifest)) throw new BackupRefused(`${name} appears twice in the archive`)
       if (name === MANIFEST_ENTRY) {
@@ -87,9 +89,9 @@ export async function unpackBackup(
       }
       current = { name, fd: name === MANIFEST_ENTRY ? null : openSync(join(dir, name), 'w', 0o600), hash: createHash('sha256'), size }
     },
-    data(chunk: Buffer) {
+    data(chunk: Uint8Array) {
       const c = current as NonNullable<typeof current>
-      if (c.fd === null) manifestText += chunk.toString('utf8')
+      if (c.fd === null) manifestParts.push(chunk.slice())
       else writeSync(c.fd, chunk)
       c.hash.update(chunk)
     },
@@ -97,7 +99,8 @@ export async function unpackBackup(
       const c = current as NonNullable<typeof current>
       if (c.fd === null) {
         try {
-          manifest = parseManifest(manifestText)
+          manifest = parseManifest(Buffer.concat(manifestParts).toString('utf8'))
+          manifestParts = []
         } catch (err) {
           throw new BackupRefused((err as Error).message)
         }
@@ -112,7 +115,7 @@ export async function unpackBackup(
   const stages: unknown[] = [createReadStream(file)]
   if (opts.onBytes) stages.push(counter(opts.onBytes))
   if (kind === 'encrypted') stages.push(createDecryptStream(opts.passphrase as string))
-  stages.push(createGunzip(), (source: AsyncIterable<Buffer>) => readTar(source, sink))
+  stages.push(createGunzip(), (source: AsyncIterable<Buffer>) => readTarStream(source, sink))
   try {
     // pipeline: a failure at any stage (bad tag, bad gzip, refused entry) ends the whole read.
     await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)

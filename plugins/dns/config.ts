@@ -1,10 +1,10 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { env } from '../../lib/config-env.js'
 
 /**
  * The DNS plugin's config slice. Every outside service it calls has its URL
  * here so tests (and air-gapped appliances) point it at local servers.
  */
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
 const url = (name: string, fallback: string) => env(name, Type.String({ default: fallback }))
 
 export const DnsConfig = Type.Object({

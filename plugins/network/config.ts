@@ -1,6 +1,5 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
-
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
+import { type Static, Type } from '@sinclair/typebox'
+import { env } from '../../lib/config-env.js'
 
 /** The network plugin's config slice: the outside targets it measures are config, so tests point them at local servers. */
 export const NetworkConfig = Type.Object({

@@ -1,6 +1,5 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
-
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
+import { type Static, Type } from '@sinclair/typebox'
+import { env } from '../../lib/config-env.js'
 
 /**
  * The photos folder is the storage plugin's `photos` data-usage category: the same variable

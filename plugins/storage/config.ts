@@ -1,4 +1,5 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { env } from '../../lib/config-env.js'
 
 /**
  * The storage plugin's config slice. Each data category is measured from
@@ -7,7 +8,6 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox'
  * folder). One variable per folder keeps each a plain path an operator can
  * set in hearth.env without quoting JSON.
  */
-const env = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, env: name })
 const dir = (category: string) => env(`HEARTH_DATA_${category.toUpperCase()}_DIR`, Type.String({ default: '' }))
 
 export const CATEGORIES = ['files', 'photos', 'attachments', 'models', 'media', 'crypto', 'backups', 'database'] as const

@@ -1,4 +1,5 @@
-import { ArchiveError, readArchive } from '../records/formats/archive.js'
+import { ArchiveError, readArchive } from '../../lib/archive/members.js'
+import { ARCHIVE_IMPORT_LIMITS } from '../records/public.js'
 import type { RemotePart } from './record-sink.js'
 
 /**
@@ -32,7 +33,7 @@ const usecToIso = (v: unknown): string | undefined => {
 export function readKeepArchive(bytes: Uint8Array): { notes: KeepNote[]; failed: Array<{ file: string; error: string }> } {
   let members
   try {
-    members = readArchive(bytes, isKeepJson)
+    members = readArchive(bytes, isKeepJson, ARCHIVE_IMPORT_LIMITS)
   } catch (err) {
     throw new KeepArchiveError(err instanceof ArchiveError ? err.message : 'the upload is not a Takeout archive')
   }

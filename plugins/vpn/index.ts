@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { definePlugin, Nullable, Single } from '../../core/plugin-api.js'
 import type { VpnDriver } from '../../drivers/vpn/driver.js'
 import tailscale from '../../drivers/vpn/tailscale/index.js'
-
-const env = <T extends ReturnType<typeof Type.String>>(name: string, schema: T): T => ({ ...schema, env: name })
+import { env } from '../../lib/config-env.js'
 
 const VpnConfig = Type.Object({
   bin: env('HEARTH_TAILSCALE_BIN', Type.String({ minLength: 1, default: 'tailscale' })),

@@ -1,11 +1,14 @@
 import { publicKey } from '../../core/auth/api-keys.js'
+import type { KeyScope } from '../../core/auth/context.js'
+import { KeyScope as KeyScopeSchema } from '../../core/auth/schemas.js'
 import { type Command, CliError, EXIT, str } from './command.js'
 import type { Context } from './context.js'
 import { apiUser, findUser, printList, withDb } from './direct.js'
 
 type Key = ReturnType<typeof publicKey> & { key?: string }
-const SCOPES = ['agent', 'system', 'sync'] as const
-type Scope = (typeof SCOPES)[number]
+/** The scopes the API accepts (its schema's enum): the CLI offers the same ones. */
+const SCOPES = (KeyScopeSchema as unknown as { enum: KeyScope[] }).enum
+type Scope = KeyScope
 
 const row = (k: Key) => [k.id, k.key_prefix, k.scope, k.user_id, k.label ?? '', k.revoked_at ? 'revoked' : 'active'].join('\t')
 
@@ -24,9 +27,11 @@ async function userId(ctx: Context, who: string | undefined): Promise<string | u
 const create: Command = {
   name: 'create',
   summary: 'Create an API key and print it (shown this once)',
-  usage: 'hearth keys create --user USER [--scope agent|system|sync] [--label TEXT] [--json]',
+  usage: 'hearth keys create --user USER [--scope agent|system|sync|dav] [--label TEXT] [--json]',
   help: `--user   email or id of the key's owner (default: the first owner)
---scope  agent (default): records only, as its owner; system: every route, may act for users; sync: records
+--scope  agent (default): records, and reads of DNS, storage and network, as its owner; system: every
+         route, may act for users up to its owner's role (only owners make them); sync: records;
+         dav: CalDAV/CardDAV only, as its owner (the password of a phone's or a calendar app's account)
 --label  a name to recognise the key by
 The key is printed on the first line; Hearth keeps only its SHA-256.`,
   options: { user: { type: 'string' }, scope: { type: 'string' }, label: { type: 'string' }, json: { type: 'boolean' } },
@@ -42,9 +47,7 @@ The key is printed on the first line; Hearth keeps only its SHA-256.`,
     } else {
       key = withDb(ctx, (s) => {
         const who = str(args, 'user')
-        const owner = who ? findUser(s.users, who) : s.users.list().find((u) => u.role === 'owner' && !u.disabled)
-        if (!owner) throw new CliError('no user to own the key: run `hearth setup` first, or give --user')
-        const created = s.apiKeys.create(owner.id, scope, label)
+        const created = s.accounts.createKey(s.operator(), { userId: who ? findUser(s.users, who).id : undefined, scope, label })
         return { ...publicKey(created.row), key: created.key }
       })
     }
@@ -83,11 +86,7 @@ const revoke: Command = {
     const id = args.positionals[0] as string
     let key: Key
     if (ctx.daemon()) key = await (await ctx.api()).call<Key>('DELETE', `/admin/api-keys/${encodeURIComponent(id)}`)
-    else
-      key = withDb(ctx, (s) => {
-        if (!s.apiKeys.revoke(id)) throw new CliError(`no active API key ${id}`)
-        return publicKey(s.apiKeys.get(id) as NonNullable<ReturnType<typeof s.apiKeys.get>>)
-      })
+    else key = withDb(ctx, (s) => publicKey(s.accounts.revokeKey(s.operator(), id)))
     ctx.out(row(key))
     return EXIT.OK
   },

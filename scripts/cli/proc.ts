@@ -1,10 +1,25 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { basename } from 'node:path'
 
 export interface Holder {
   pid: number
   command: string | null
   /** The fd link that matched (a path, or `socket:[inode]`). */
   link: string
+}
+
+/**
+ * A process's program name: the base name of its argv[0], else its `comm` (a process may rename the
+ * latter: Node 24 calls its main thread "MainThread"). Null once the process is gone.
+ */
+function commandOf(dir: string): string | null {
+  try {
+    const argv0 = readFileSync(`${dir}/cmdline`, 'utf8').split('\0')[0]
+    if (argv0) return basename(argv0)
+    return readFileSync(`${dir}/comm`, 'utf8').trim()
+  } catch {
+    return null
+  }
 }
 
 /**
@@ -35,13 +50,7 @@ export function fdHolders(matches: (link: string) => boolean, procRoot = '/proc'
         continue
       }
       if (!matches(link)) continue
-      let command: string | null = null
-      try {
-        command = readFileSync(`${procRoot}/${pid}/comm`, 'utf8').trim()
-      } catch {
-        // gone meanwhile
-      }
-      found.push({ pid: Number(pid), command, link })
+      found.push({ pid: Number(pid), command: commandOf(`${procRoot}/${pid}`), link })
     }
   }
   return found

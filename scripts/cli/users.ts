@@ -1,7 +1,10 @@
+import { InviteBody, RegisterBody, ResetBody } from '../../core/auth/schemas.js'
 import type { PublicUser } from '../../core/auth/users.js'
-import { type Command, CliError, EXIT } from './command.js'
+import { compileCheck } from '../../core/validation.js'
+import { type Command, CliError, EXIT, str } from './command.js'
 import type { Context } from './context.js'
-import { apiUser, findUser, printList, withDb } from './direct.js'
+import { apiUser, coreServices, findUser, printList, withDb } from './direct.js'
+import { newPassword } from './password.js'
 
 const row = (u: PublicUser) => [u.id, u.email, u.role, u.tier, u.disabled ? 'disabled' : 'active'].join('\t')
 
@@ -16,12 +19,7 @@ async function patchUser(ctx: Context, who: string, patch: { role?: 'owner' | 'a
     const api = await ctx.api()
     return api.call<PublicUser>('PATCH', `/admin/users/${(await apiUser(api, who)).id}`, patch)
   }
-  return withDb(ctx, ({ users }) => {
-    const target = findUser(users, who)
-    if (target.role === 'owner' && patch.role && patch.role !== 'owner' && users.activeOwners() <= 1)
-      throw new CliError('the last owner cannot be demoted')
-    return users.toPublic(users.update(target.id, patch))
-  })
+  return withDb(ctx, ({ users, accounts, operator }) => users.toPublic(accounts.updateUser(operator(), findUser(users, who), patch)))
 }
 
 const list: Command = {
@@ -48,6 +46,73 @@ hands a reset token to anyone but its owner's mailbox, and the daemon keeps no c
     const reset = withDb(ctx, (s) => s.auth.createResetToken(args.positionals[0] as string))
     if (!reset) throw new CliError(`no active user with email ${args.positionals[0]}`)
     ctx.out(`${reset.token}\n(valid until ${reset.expires_at}; POST /api/v1/auth/reset-password { token, new_password })`)
+    return EXIT.OK
+  },
+}
+
+const create: Command = {
+  name: 'create',
+  summary: 'Create a user (admin or user) with a password asked on the terminal',
+  usage: 'hearth users create EMAIL [--role user|admin] [--name NAME] [--password-file FILE]',
+  help: `The password is asked twice on the terminal (not echoed), or read from the first line of
+--password-file; it is never given on the command line. The API's rules apply (email format, password
+length, one account per email): through the daemon when it runs (an invitation, registered at once),
+on the database otherwise. An owner is made with \`hearth users set-role USER owner\`.`,
+  options: { role: { type: 'string' }, name: { type: 'string' }, 'password-file': { type: 'string' } },
+  minArgs: 1,
+  maxArgs: 1,
+  async run(args, ctx) {
+    const email = args.positionals[0] as string
+    const role = str(args, 'role') ?? 'user'
+    if (role !== 'user' && role !== 'admin') throw new CliError('--role must be user or admin', EXIT.USAGE)
+    const name = str(args, 'name')
+    compileCheck(InviteBody)({ email, role })
+    const password = await newPassword(str(args, 'password-file'))
+    const body = (token: string) => ({ token, password, ...(name ? { name } : {}) })
+    let user: PublicUser
+    if (ctx.daemon()) {
+      const api = await ctx.api()
+      const invitation = await api.call<{ token: string }>('POST', '/admin/invitations', { email, role })
+      user = (await api.call<{ user: PublicUser }>('POST', '/auth/register', body(invitation.token))).user
+    } else {
+      const db = ctx.openDb()
+      try {
+        const { auth } = coreServices(db, ctx.ensureConfig())
+        const registration = body(auth.invite({ email, role }, null).token)
+        compileCheck(RegisterBody)(registration)
+        user = (await auth.register(registration)).user
+      } finally {
+        db.close()
+      }
+    }
+    ctx.out(row(user))
+    return EXIT.OK
+  },
+}
+
+const setPassword: Command = {
+  name: 'set-password',
+  summary: "Set a user's password, asked on the terminal; signs the user out everywhere",
+  usage: 'hearth users set-password USER [--password-file FILE]',
+  help: `USER is an email or an id. The password is asked twice on the terminal (not echoed), or read from
+the first line of --password-file; it is never given on the command line. Every session of the user
+ends. Through the daemon when it runs (POST /auth/reset-password with a one-use reset token).`,
+  options: { 'password-file': { type: 'string' } },
+  minArgs: 1,
+  maxArgs: 1,
+  async run(args, ctx) {
+    const who = args.positionals[0] as string
+    const target = ctx.daemon() ? await apiUser(await ctx.api(), who) : withDb(ctx, ({ users }) => users.toPublic(findUser(users, who)))
+    if (target.disabled) throw new CliError(`${target.email} is disabled: enable the account first`)
+    const password = await newPassword(str(args, 'password-file'))
+    // A reset token is the one path that sets a password without the old one, the same as a forgotten password's.
+    const reset = withDb(ctx, (s) => s.auth.createResetToken(target.email))
+    if (!reset) throw new CliError(`no active user ${who}`)
+    const body = { token: reset.token, new_password: password }
+    compileCheck(ResetBody)(body)
+    if (ctx.daemon()) await (await ctx.api()).call('POST', '/auth/reset-password', body)
+    else await withDb(ctx, (s) => s.auth.resetPassword(body.token, body.new_password))
+    ctx.out(`password set for ${target.email}; every session of the user ended`)
     return EXIT.OK
   },
 }
@@ -85,7 +150,7 @@ const setTier: Command = {
 
 export const users: Command = {
   name: 'users',
-  summary: 'List users, reset a password, change a role or a tier',
+  summary: 'List and create users, set a password, change a role or a tier',
   usage: 'hearth users SUBCOMMAND',
-  subcommands: [list, resetToken, setRole, setTier],
+  subcommands: [list, create, setPassword, resetToken, setRole, setTier],
 }

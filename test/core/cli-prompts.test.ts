@@ -1,45 +1,6 @@
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import t from 'tap'
-import { CLI, cli, quietEnv, tempDir } from '../cli-process.js'
-
-/**
- * Runs the CLI on a pseudo-terminal (script(1)) and answers each question when it appears,
- * as a person would; resolves with everything the terminal showed and the exit code.
- */
-function converse(
-  args: string[],
-  env: Record<string, string>,
-  answers: Array<[RegExp, string]>,
-): Promise<{ code: number; screen: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', [process.execPath, CLI, ...args].join(' '), '/dev/null'], {
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let screen = ''
-    let next = 0
-    let answeredAt = 0
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`no answer expected after: ${JSON.stringify(screen)}`))
-    }, 60_000)
-    child.stdout.on('data', (chunk: Buffer) => {
-      screen += chunk.toString('utf8')
-      const step = answers[next]
-      // Answer each question once it shows, after what was answered before.
-      if (step && step[0].test(screen.slice(answeredAt))) {
-        answeredAt = screen.length
-        next++
-        child.stdin.write(`${step[1]}\r`)
-      }
-    })
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ code: code ?? 1, screen })
-    })
-  })
-}
+import { cli, converse, quietEnv, tempDir } from '../cli-process.js'
 
 t.test('hearth setup asks on a terminal, and does not echo the password', async (t) => {
   const env = quietEnv(join(tempDir(t), 'data'))

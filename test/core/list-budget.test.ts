@@ -52,7 +52,7 @@ t.test('a list page is cut before the item that would pass the budget; total sta
       `${path}: the first items, in order`,
     )
   }
-  t.equal((await get('/kept')).json().data[0].kept, true, 'kept texts are still spliced')
+  t.equal((await get('/kept')).json().data[0].kept, true, 'a field of the declared schema is written')
 
   const huge = await get('/huge')
   t.equal(huge.json().data.length, 1, 'one item larger than the budget still goes out alone')

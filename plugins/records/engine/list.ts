@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { HttpError, jsonTextOf } from '../../../core/plugin-api.js'
+import { HttpError } from '../../../core/plugin-api.js'
 import { ByteBudget } from '../../../lib/byte-budget.js'
 import { jsonBytesAtLeast } from '../../../lib/json-size.js'
 import type { Maintain, QueryCache, Written } from './query-cache.js'
@@ -33,7 +33,7 @@ interface Ranked {
 type PageKeys = Array<{ seq: number; rank?: number }>
 
 const MAX_SERIES = 5000
-/** decisions.md: a list expands at most this many occurrences per request; past that, 422. */
+/** docs/api.md: a list expands at most this many occurrences per request; past that, 422. */
 export const MAX_EXPANDED = 10_000
 
 function tooManyOccurrences(window: { from: number | null; to: number | null }): HttpError {
@@ -454,9 +454,8 @@ export class RecordLister {
     const budget = new ByteBudget(bytes)
     let first = true
     return (record) => {
-      const kept = q.format === 'compact' ? undefined : jsonTextOf(record)
       const item = q.format === 'compact' ? dropEmpty(this.def.compact(record)) : record
-      const fits = budget.take((kept !== undefined ? kept.length : jsonBytesAtLeast(item)) + 1)
+      const fits = budget.take(jsonBytesAtLeast(item) + 1)
       // The first record goes alone when it passes the budget: nothing is read after it.
       if (!fits && first) budget.take(budget.remaining)
       const accepted = fits || first
@@ -471,7 +470,7 @@ export class RecordLister {
   }
 }
 
-/** decisions.md: compact items drop null and empty values (false and 0 stay). */
+/** docs/api.md: compact items drop null and empty values (false and 0 stay). */
 export function dropEmpty(item: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(item)) {

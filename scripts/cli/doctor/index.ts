@@ -2,7 +2,8 @@ import { readSlice } from '../../../core/config.js'
 import { DnsConfig } from '../../../plugins/dns/config.js'
 import { ProxyConfig } from '../../../plugins/proxy/config.js'
 import { type Command, EXIT } from '../command.js'
-import type { Context } from '../context.js'
+import { type Context, createContext } from '../context.js'
+import { daemonSettings } from '../daemon-settings.js'
 import { caddyFinding } from './caddy.js'
 import { clockFindings } from './clock.js'
 import { driverFindings } from './drivers.js'
@@ -85,7 +86,10 @@ export const doctor: Command = {
   name: 'doctor',
   summary: 'Check drivers, ports, permissions, tools, Caddy and the clock, with the fix for each problem',
   usage: 'hearth doctor [--json] [--strict]',
-  help: `Checks: every driver's probe (storage, firewall, network, proxy, vpn) as the daemon would run
+  help: `The settings checked are the daemon's: the running daemon's environment (read from /proc), else
+the hearth unit's Environment= and EnvironmentFile= (with its drop-ins), else this shell's; each
+with <data>/hearth.env under them. The first line says which.
+Checks: every driver's probe (storage, firewall, network, proxy, vpn) as the daemon would run
 it; ports (DNS 53 udp+tcp, HTTP 80, HTTPS 443, the API 7200, or as configured): free or who holds
 them; the data folder and hearth.env (must be 0600); the tools caddy, smartctl, mdadm, nft,
 tailscale; Caddy's admin API; the clock.
@@ -94,7 +98,11 @@ Exit 1 when a check fails (with --strict, when one warns too).
   options: { json: { type: 'boolean' }, strict: { type: 'boolean' } },
   maxArgs: 0,
   async run(args, ctx) {
-    const findings = await runDoctor(ctx)
+    const settings = daemonSettings(ctx.env)
+    const findings: Finding[] = [
+      { check: 'settings', status: 'ok', message: `read from ${settings.from}` },
+      ...(await runDoctor(createContext(settings.env))),
+    ]
     if (args.values.json) ctx.out(JSON.stringify(findings, null, 2))
     else
       for (const f of findings) {
