@@ -11,8 +11,6 @@ import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
 import { loggerOptions } from './logging/index.js'
-import { lazyChildLogger } from './logging/lazy-child.js'
-import { headAsGet } from './head-requests.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
@@ -21,6 +19,8 @@ import type { RouteEntry } from './route-pipeline.js'
 import { healthRoutes } from './routes/health.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
+import { createProxyTrust, type ProxyTrust } from './client-address.js'
+import { capConnectionsPerClient, cutSlowBodies, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS, serverOptions } from './http-limits.js'
 import { compileCheck, compileSerializer, installValidators } from './validation.js'
 import { VERSION } from './version.js'
 import { ByteBudget } from '../lib/byte-budget.js'
@@ -55,12 +55,9 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const sources = ensureSecrets(given)
   const config = loadCoreConfig(sources)
 
-  // HEAD is answered by the GET route, without a twin route per GET (core/head-requests.ts).
-  const head = headAsGet()
+  const proxyTrust = createProxyTrust(config.trustedProxies)
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
-    // Each request's pino child is made when something logs through it, not for every request.
-    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -69,15 +66,18 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    trustProxy: 'loopback',
-    exposeHeadRoutes: head.exposeHeadRoutes,
-    rewriteUrl: head.rewriteUrl,
+    // X-Forwarded-* only from the configured proxies (core/client-address.ts); anyone else is who it connects as.
+    trustProxy: proxyTrust.trusts,
+    http: serverOptions,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
   }).withTypeProvider<HearthTypeProvider>()
-  head.install(app)
+  capConnectionsPerClient(app.server, config.maxConnectionsPerClient, proxyTrust.trusts)
+  cutSlowBodies(app.server)
 
   const services = createServices(config, sources, app.log, options)
   try {
-    return await assemble(app, services, config, sources, options, startedAt)
+    return await assemble(app, services, config, sources, options, startedAt, proxyTrust)
   } catch (err) {
     // A plugin that fails the start must not leave its jobs and the database open behind it.
     await releaseServices(app, services)
@@ -92,6 +92,7 @@ async function assemble(
   sources: ConfigSources,
   options: BuildOptions,
   startedAt: number,
+  proxyTrust: ProxyTrust,
 ): Promise<FastifyInstance> {
   app.decorate('hearth', { ...services, plugins: [] as LoadedPlugin[], version: VERSION })
   app.decorateRequest('auth', null as never)
@@ -176,6 +177,7 @@ async function assemble(
       (api) =>
         authRoutes(api, {
           service: services.authService,
+          accounts: services.accounts,
           users: services.users,
           apiKeys: services.apiKeys,
           tokens: services.tokens,
@@ -207,6 +209,9 @@ async function assemble(
   }
   const thirdParty = discovered.flatMap((f) => (f.plugin ? [f.plugin] : []))
   await loadPlugins(app, thirdParty, 'third-party', loaderDeps, report)
+
+  proxyTrust.settle(report.some((p) => p.name === 'proxy' && p.source === 'builtin' && p.status === 'loaded'))
+  app.log.debug({ trustedProxies: proxyTrust.entries }, 'X-Forwarded-* believed from these peers only')
 
   app.addHook('onClose', () => releaseServices(app, services))
 

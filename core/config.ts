@@ -5,6 +5,7 @@ import { Errors } from '@sinclair/typebox/errors'
 import { defaults } from '../config/defaults.js'
 import { isSecretSetting, REDACTED } from './logging/redact.js'
 import { env } from '../lib/config-env.js'
+import { parseAddressList } from '../lib/address-list.js'
 
 /**
  * Configuration: embedded defaults < <data>/hearth.env < environment.
@@ -31,8 +32,15 @@ export const CoreConfig = Type.Object({
   answerBudget: env('HEARTH_ANSWER_BUDGET', Type.Integer({ minimum: 65536 })),
   /** Requests per minute per token (or per client without one). */
   rateLimit: env('HEARTH_RATE_LIMIT', Type.Integer({ minimum: 1 })),
-  /** Failed logins per client and per account in the window. */
+  /** Failed sign-ins per (account, client) in the window; a client's failures on all accounts: five times this. */
   loginFailLimit: env('HEARTH_LOGIN_FAIL_LIMIT', Type.Integer({ minimum: 1 })),
+  /**
+   * Peers whose X-Forwarded-* headers are believed (addresses and a.b.c.d/n networks, or `none`). Empty:
+   * the loopback addresses when the built-in proxy plugin runs (its Caddy is on this host), else none.
+   */
+  trustedProxies: env('HEARTH_TRUSTED_PROXIES', Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
+  /** Open connections one client (an IPv4 address, an IPv6 /64) may hold; trusted proxies are not counted. */
+  maxConnectionsPerClient: env('HEARTH_MAX_CONNECTIONS_PER_CLIENT', Type.Integer({ minimum: 1 })),
   mailerUrl: env('HEARTH_MAILER_URL', Type.String()),
   /** Data folders `hearth restore` set aside to keep once the restored daemon has started. */
   restoreKeep: env('HEARTH_RESTORE_KEEP', Type.Integer({ minimum: 0, maximum: 100 })),
@@ -118,5 +126,10 @@ export function readSlice<T extends TObject>(schema: T, sources: ConfigSources, 
 }
 
 export function loadCoreConfig(sources: ConfigSources): CoreConfig {
-  return readSlice(CoreConfig, sources, 'core')
+  const config = readSlice(CoreConfig, sources, 'core')
+  const proxies = config.trustedProxies
+  const parsed = proxies.length === 1 && proxies[0] === 'none' ? null : parseAddressList(proxies)
+  if (parsed && 'problem' in parsed)
+    throw new ConfigError([`HEARTH_TRUSTED_PROXIES=${sources.HEARTH_TRUSTED_PROXIES} is invalid: ${parsed.problem}`])
+  return config
 }

@@ -1,15 +1,12 @@
 import { type BuildOptions, buildApp } from './app.js'
-import { releaseCompilers } from './compiler-hold.js'
 import { ConfigError } from './config.js'
 import { pruneRestoredAside, removeDaemonLock, writeDaemonLock } from './daemon-state.js'
 import { keepTickShape } from './tick-shape.js'
-import { armYoungGenerationHold, collectOnceAfterStart, releaseYoungGeneration } from './young-generation.js'
 
 /** Builds, listens, and drains on SIGTERM/SIGINT (in-flight requests finish, database closed). */
 export async function runDaemon(options: BuildOptions = {}): Promise<void> {
   let app: Awaited<ReturnType<typeof buildApp>>
   keepTickShape()
-  armYoungGenerationHold()
   try {
     app = await buildApp(options)
   } catch (err) {
@@ -23,9 +20,6 @@ export async function runDaemon(options: BuildOptions = {}): Promise<void> {
   const { port, host } = app.hearth.config
   try {
     await app.listen({ port, host })
-    releaseYoungGeneration()
-    releaseCompilers()
-    collectOnceAfterStart()
   } catch (err) {
     app.log.fatal(`cannot listen on ${host}:${port}: ${(err as Error).message} (set HEARTH_PORT or HEARTH_HOST)`)
     await app.close()

@@ -39,7 +39,7 @@ export function registerDocsUi(app: FastifyInstance): void {
       ui = undefined
       throw err
     })
-    // Always a GET: the main app routes HEAD as GET (core/head-requests.ts) and sends no body for it.
+    // Always a GET: Fastify answers a HEAD through the GET route and sends no body for it.
     // The request's headers (If-None-Match, Range...) without those of a body it does not forward.
     const { 'content-length': _length, 'transfer-encoding': _encoding, ...headers } = request.headers
     const answer = await (await ui).inject({ method: 'GET', url: request.url, headers })

@@ -2,7 +2,6 @@ import { drainBody } from './drain.js'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { HttpError } from './errors.js'
-import { sentMethod } from './head-requests.js'
 
 type ErrorPayload = { error: { code: string; message: string; details?: Record<string, unknown> } }
 
@@ -83,6 +82,6 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(e.statusCode).type('application/json').send(errorBody(e))
   })
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorBody(new HttpError('NOT_FOUND', `Route ${sentMethod(request)} ${request.url.split('?')[0]} not found`)))
+    reply.code(404).send(errorBody(new HttpError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)))
   })
 }

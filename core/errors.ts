@@ -23,7 +23,7 @@ export const errorCatalogue = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
-  // decisions.md, Agents: an If-Match that no longer matches the record's ETag.
+  // docs/agents.md: an If-Match that no longer matches the record's ETag.
   PRECONDITION_FAILED: { status: 412, message: 'The resource changed since the If-Match tag was read' },
 } as const satisfies Record<string, ErrorEntry>
 

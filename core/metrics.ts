@@ -4,9 +4,9 @@ import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import type {} from '@fastify/swagger'
 import type { Counter, Gauge, Registry } from 'prom-client'
 import type { Authenticate } from './auth/authenticate.js'
-import { roleAllows } from './auth/guards.js'
+import { roleAllows, scopeAllows } from './auth/access.js'
+import { insufficientScope } from './auth/guards.js'
 import { HttpError } from './errors.js'
-import { sentMethod } from './head-requests.js'
 import type { Hal } from './hal/registry.js'
 import { createRequestTally } from './request-tally.js'
 import { withHook } from './route-hooks.js'
@@ -34,7 +34,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
   install(app: FastifyInstance, authenticate: Authenticate): void
 } {
   // prom-client (its source, its registry and metric objects) is loaded on the first scrape, not at start: until
-  // then a metric is its name, checked as prom-client checks it, and the step that registers it (issue 11, idle
+  // then a metric is its name, checked as prom-client checks it, and the step that registers it (idle
   // memory). The steps run in the order they were given: the registry writes its metrics in that order.
   const names = new Set<string>()
   const pending: Step[] = []
@@ -101,7 +101,7 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
       app.addHook('onRoute', (route) => {
         const observe = tally.route(route.url)
         const hook: onResponseHookHandler = (request, reply, done) => {
-          observe(sentMethod(request), reply.statusCode, reply.elapsedTime)
+          observe(request.method, reply.statusCode, reply.elapsedTime)
           done()
         }
         route.onResponse = withHook(route.onResponse, hook, 'last')
@@ -109,12 +109,14 @@ export function createMetrics(deps: { db: Database.Database; dbPath: string; hal
       // Requests no route matched (404s) have no route hooks: this one counts them.
       const unmatched = tally.route('unmatched')
       app.addHook('onResponse', (request, reply, done) => {
-        if (request.is404) unmatched(sentMethod(request), reply.statusCode, reply.elapsedTime)
+        if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime)
         done()
       })
       app.get('/metrics', { config: { auth: false, envelope: 'none' }, schema: { hide: true } }, async (request, reply) => {
         if (!LOOPBACK.test(request.ip)) {
           const auth = await authenticate(request.headers)
+          // The same gate as an admin route: a system key acting for an admin, or an admin's session.
+          if (!scopeAllows(auth, 'admin', 'GET')) throw insufficientScope(auth)
           if (!roleAllows(auth, 'admin')) throw new HttpError('FORBIDDEN')
         }
         const registry = await scraped()

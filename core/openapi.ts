@@ -3,7 +3,6 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { RouteGuards } from './auth/context.js'
 import { registerDocsUi } from './docs-ui.js'
 import { errorEntry } from './errors.js'
-import { declaredResponses } from './response-keys.js'
 import { routeErrors } from './route-pipeline.js'
 import { ErrorBody } from './schemas.js'
 
@@ -141,7 +140,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       const documented: Record<string, unknown> = {
         ...given,
         response: {
-          ...declaredResponses(given.response as Record<string, unknown> | undefined),
+          ...(given.response as Record<string, unknown> | undefined),
           ...errorResponses(routeErrors(config, given)),
         },
       }

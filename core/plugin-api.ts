@@ -18,7 +18,7 @@ import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 import type { ByteBudget } from '../lib/byte-budget.js'
 
-export const PLUGIN_API_VERSION = '1.6.0'
+export const PLUGIN_API_VERSION = '1.7.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -44,7 +44,7 @@ export interface PluginManifest<C extends TObject = TObject> {
   config?: C
   /** Descriptions of the OpenAPI tags this plugin's routes use besides its name (the default tag). */
   tags?: Record<string, string>
-  /** Which API-key scopes reach this plugin's routes unless a route says otherwise. Default 'general'. */
+  /** Which API-key scopes reach this plugin's routes unless a route says otherwise (core/auth/access.ts). Default 'general'. */
   scope?: RouteGuards['scope']
 }
 
@@ -94,7 +94,7 @@ export interface HearthApi<C extends TObject = TObject> {
   validator(schema: TSchema): (value: unknown) => void
   /**
    * A TypeBox schema as the JSON writer response schemas get (same compiler, same field order and
-   * formats): a plugin that keeps answers' JSON texts (see `withJsonText`) writes them with this.
+   * formats), as a function.
    */
   serializer(schema: TSchema): (value: unknown) => string
   health: { register(component: string, check: () => HealthReport | Promise<HealthReport>): void }
@@ -179,9 +179,19 @@ export type { RouteEntry, RouteSchema } from './route-pipeline.js'
 export type { TtlCache } from './cache.js'
 export type { Metrics, Sample } from './metrics.js'
 export { HttpError } from './errors.js'
+// The names a restore gives the data folder it sets aside and its marker, for the backups plugin's restore.
+export { ASIDE_INFIX, RESTORE_MARKER } from './daemon-state.js'
 export { checkTargetUrl } from './outbound-target.js'
 export { readUploadedFile, type UploadOptions } from './uploads.js'
-export { jsonTextOf, withJsonText } from './pre-serialized.js'
+/**
+ * Plugin API 1.2 to 1.6 let a plugin attach an object's JSON text for the envelope to send as is; since 1.7
+ * the envelope always serializes (the records plugin, its one user, keeps records without their text).
+ * Kept so that a plugin importing them still loads: `withJsonText` attaches nothing, `jsonTextOf` finds nothing.
+ * @deprecated
+ */
+export const withJsonText = <T extends object>(value: T, _json: string): T => value
+/** @deprecated see withJsonText */
+export const jsonTextOf = (_value: unknown): string | undefined => undefined
 export { preparedOnUse, type PreparedStatements, type StatementSource } from './db/prepared-on-use.js'
 export type { EventBus, EventInput, EventListener, HearthEvent } from './events.js'
 export { matches as eventMatches } from './events.js'

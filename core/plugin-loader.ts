@@ -9,7 +9,6 @@ import { migrate, readMigrations } from './db/migrate.js'
 import { HttpError } from './errors.js'
 import { PLUGIN_API_VERSION, type HearthApi, type HearthPlugin, type PluginInstance } from './plugin-api.js'
 import { installRoutePipeline, type PipelineContext } from './route-pipeline.js'
-import { youngGenerationCheckpoint } from './young-generation.js'
 
 const NAME = /^[a-z][a-z0-9-]*$/
 
@@ -111,7 +110,6 @@ export async function loadPlugins(
   const loaded = new Set(report.filter((r) => r.status === 'loaded').map((r) => r.name))
   const off = new Set(report.filter((r) => r.status === 'disabled').map((r) => r.name))
   for (const plugin of orderByDependencies(plugins)) {
-    youngGenerationCheckpoint()
     const name = plugin.manifest?.name ?? '(unnamed)'
     // Switched off by configuration, or needing a plugin that is: skipped, never a failed start.
     const needs = (plugin.manifest?.dependencies ?? []).filter((d) => off.has(d))

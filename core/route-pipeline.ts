@@ -1,12 +1,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import type { RouteGuards } from './auth/context.js'
+import { KEY_REACH } from './auth/access.js'
+import type { KeyScope, RouteGuards, RouteScope } from './auth/context.js'
 import { createGuard, type GuardDeps } from './auth/guards.js'
 import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
 import { withHook } from './route-hooks.js'
 import { envelopeOf, ListOf, type Page, Single, type Tier } from './schemas.js'
-import { serializerKeys } from './response-keys.js'
 import { statusMap } from './status-map.js'
 
 /**
@@ -101,8 +101,7 @@ function contract(route: RouteOptions, config: RouteGuards, mode: Mode, ctx: Pip
         ([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared] as const,
       ),
     )
-  // Fastify's serializer map gets '2xx' for a single 2xx code; the document still reads the declared codes.
-  if (response) schema.response = serializerKeys(response)
+  if (response) schema.response = response
   if (given.hide) return schema
   const method = String(route.method)
   schema.operationId ??= operationIdOf(method, route.url, {
@@ -132,16 +131,21 @@ function wire(declared: TSchema, mode: Mode): TSchema {
   return Single(declared)
 }
 
-const SCOPES: Record<NonNullable<RouteGuards['scope']>, string> = {
-  records: 'API keys of scope agent, system and sync reach it.',
-  general: 'API keys: system scope; agent scope for reads (GET) only.',
-  admin: 'API keys: system scope only, acting for an admin.',
+/** Which API keys reach a route of a scope, in words, from the table the guard reads. */
+const KEY_SCOPES: KeyScope[] = ['agent', 'sync', 'system', 'dav']
+
+export function keyAccessNote(scope: RouteScope): string {
+  const reach = KEY_REACH[scope]
+  const all = KEY_SCOPES.filter((k) => reach[k] === 'all')
+  const reads = KEY_SCOPES.filter((k) => reach[k] === 'read')
+  const list = (scopes: string[]) => scopes.map((k) => `\`${k}\``).join(', ')
+  return `API keys of scope ${list(all)}${reads.length ? `; ${list(reads)} for reads (GET) only` : ''}${scope === 'admin' ? ', acting for an admin' : ''}; any other key → 403 INSUFFICIENT_SCOPE.`
 }
 
 /** What a caller needs, in words, from the same config the guard enforces. */
 export function accessNotes(config: RouteGuards): string[] {
   if (config.auth === false) return ['**Public**: no token needed.']
-  const notes = [`**Access**: a user's access token, the system token, or an API key. ${SCOPES[config.scope ?? 'general']}`]
+  const notes = [`**Access**: a user's access token, the system token, or an API key. ${keyAccessNote(config.scope ?? 'general')}`]
   if (config.role) notes.push(`**Role**: ${config.role === 'owner' ? 'owner' : 'admin or owner'} (403 FORBIDDEN otherwise).`)
   if (config.tier === 'pro') notes.push('**Pro tier**: free users get 403 FEATURE_NOT_AVAILABLE.')
   if (config.requires?.length) {
@@ -158,8 +162,9 @@ export function routeErrors(config: RouteGuards, schema: RouteSchema | undefined
   if (config.auth !== false) {
     codes.add('UNAUTHORIZED').add('RATE_LIMITED')
     if (config.userContext !== false) codes.add('USER_CONTEXT_REQUIRED')
-    if (config.scope !== 'records') codes.add('INSUFFICIENT_SCOPE')
-    if (config.role) codes.add('FORBIDDEN')
+    // Some key scope never reaches any route (a `dav` key reaches none), and a key naming a user it may
+    // not act for is refused on every route.
+    codes.add('INSUFFICIENT_SCOPE').add('FORBIDDEN')
     if (config.tier === 'pro') codes.add('FEATURE_NOT_AVAILABLE')
     if (config.requires?.length) codes.add('SERVICE_UNAVAILABLE').add('UNPROCESSABLE')
   }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type Database from 'better-sqlite3'
+import { createAccounts } from './auth/accounts.js'
 import { createApiKeys } from './auth/api-keys.js'
 import { authenticateWith, createCallerResolver } from './auth/authenticate.js'
 import { createAuthService } from './auth/service.js'
@@ -17,6 +18,8 @@ import { createHal } from './hal/registry.js'
 import type { HealthReport } from './plugin-api.js'
 import { createLimiter } from './rate-limit.js'
 import { createBasicAuth } from './auth/basic.js'
+import { createCallers } from './auth/callers.js'
+import { createSignInThrottle } from './auth/sign-in-throttle.js'
 import { createScheduler } from './scheduler.js'
 import { createSecretBox } from './secrets.js'
 
@@ -40,18 +43,19 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const users = createUsers(db, config.tier)
   const apiKeys = createApiKeys(db)
   const tokens = createTokens(db, config.jwtSecret)
-  const resolveCaller = createCallerResolver({ systemToken: config.systemToken, users, apiKeys, tokens })
+  const callers = createCallers(users)
+  const resolveCaller = createCallerResolver({ systemToken: config.systemToken, users, apiKeys, tokens, callers })
   const authenticate = authenticateWith(resolveCaller)
-  // Failed logins and failed HTTP Basic sign-ins (DAV) share one budget per client and account.
-  const loginFailures = createLimiter({ max: config.loginFailLimit, windowMs: FIFTEEN_MINUTES, now })
-  const basicAuth = createBasicAuth({ users, apiKeys, loginFailures })
+  // Failed logins and failed HTTP Basic sign-ins (DAV) share one budget per client and per account from it.
+  const signIns = createSignInThrottle({ failLimit: config.loginFailLimit, now })
+  const basicAuth = createBasicAuth({ users, apiKeys, signIns, callers })
   const authService = createAuthService({
     db,
     users,
     tokens,
     log,
     events,
-    loginFailures,
+    signIns,
     deliverReset: async (email, token) => {
       if (!config.mailerUrl) return false
       const res = await fetch(config.mailerUrl, {
@@ -102,6 +106,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     resolveCaller,
     basicAuth,
     authService,
+    accounts: createAccounts({ users, apiKeys, tokens, events }),
     secrets: createSecretBox(config.encryptionKey),
     requestLimiter: createLimiter({ max: config.rateLimit, windowMs: 60_000, now }),
     publicLimiter: createLimiter({ max: 30, windowMs: FIFTEEN_MINUTES, now }),

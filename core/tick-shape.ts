@@ -1,7 +1,7 @@
 import { executionAsyncResource } from 'node:async_hooks'
 
 /**
- * Keeps one of Node's tick objects alive for the daemon's life (issue 11: ~7% of a by-id request's CPU).
+ * Keeps one of Node's tick objects alive for the daemon's life (~7% of a by-id request's CPU).
  *
  * `process.nextTick` queues each callback as an object literal with two computed symbol keys,
  * `{ [async_id_symbol], [trigger_async_id_symbol], callback, args }`. V8 gives that shape a chain of

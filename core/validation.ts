@@ -5,10 +5,9 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
-import { dataShapes, spliceEnvelope } from './pre-serialized.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
-// Ajv is made, not at load: the bundle loads Ajv and ajv-formats on first use (scripts/bundle.mjs LAZY).
+// Ajv is made, not at load.
 const addFormats = (ajv: Ajv): Ajv => (((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv)(ajv)
 
 function make(options: Options): Ajv {
@@ -35,7 +34,7 @@ function lazyValidator(ajv: () => Ajv, schema: object): ValidateFunction {
 
 /**
  * Two validators: JSON bodies are typed strictly (a number sent as a string
- * is an error, decisions.md), while query strings, params and headers are
+ * is an error, docs/api.md), while query strings, params and headers are
  * text on the wire and are coerced into their declared types.
  */
 // Created on the first compilation: building Ajv with its formats is start-up time otherwise.
@@ -68,7 +67,7 @@ const compile = (route: Route) => serializerFactory(route) as Serialize
 /**
  * A schema as a response serializer would write it (fast-json-stringify, the routes' options), compiled on
  * its first call as route serializers are: records asks for three at start, and each compile held its
- * generated code and fast-json-stringify's own Ajv from the start on (issue 11, idle memory).
+ * generated code and fast-json-stringify's own Ajv from the start on (idle memory).
  */
 export function compileSerializer(schema: object): Serialize {
   let serialize: Serialize | undefined
@@ -89,11 +88,7 @@ export function installValidators(app: FastifyInstance): void {
 
   app.setSerializerCompiler((route) => {
     let serialize: Serialize | undefined
-    const shapes = dataShapes(route.schema)
     return (data: unknown) => {
-      // Records a plugin keeps with their JSON text (core/pre-serialized.ts) are not serialized again.
-      const spliced = shapes.length ? spliceEnvelope(data, shapes) : undefined
-      if (spliced !== undefined) return spliced
       serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route)
       return serialize(data)
     }

@@ -20,7 +20,6 @@
 //   rewritten relative to the bundle, and the file or folder is copied there;
 // - a banner gives the CommonJS dependencies inlined into ESM their `require`, `__filename`, `__dirname`.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -30,113 +29,6 @@ const OUT = join(ROOT, 'dist', 'bundle')
 
 /** Not inlined: native addons, packages that load files next to their own sources, optional imports. */
 export const EXTERNALS = ['better-sqlite3', 'sqlite-vec', 'sharp', '@fastify/swagger-ui']
-
-/**
- * CommonJS modules that a dependency requires when the daemon starts but that run only on a rare request or
- * never: each is bundled on its own as lazy/<name>.cjs beside the bundle, and the modules named in `from`
- * get a stand-in (scripts/lazy-module.ts) that requires that file on the module's first use. The daemon
- * then neither holds nor compiles their source at start (issue 11, docs/performance.md "Start and idle
- * memory (fourth pass)"). Only for modules their requirers call, construct or read properties of at
- * use time: a stand-in is not the module object. And only for modules that share no state with the rest of
- * the bundle: each lazy file carries its own copy of what it requires (prom-client's histogram, summary and
- * default metrics are not here for that reason: their copy of the registry would not be prom-client's).
- * prom-client as a whole is imported on the first scrape instead (core/metrics.ts): esbuild's splitting gives
- * that dynamic import a chunk of its own, with one copy of everything prom-client requires.
- */
-export const LAZY = [
-  // @fastify/swagger's YAML document: /api/v1/docs/yaml only (227 KB).
-  { id: 'yaml', from: '@fastify/swagger' },
-  // Fastify's inject (it already requires it on the first call): the MCP plugin and the docs UI (60 KB).
-  { id: 'light-my-request', from: 'fastify' },
-  // prom-client's exemplars, which the daemon does not enable (59 KB).
-  { id: '@opentelemetry/api', from: 'prom-client' },
-  // Parsing a multipart body: a photo upload or an import, not the start (49 KB).
-  { id: '@fastify/busboy', from: '@fastify/multipart' },
-  // @fastify/swagger's Swagger 2.0 generator and static mode: the daemon's document is OpenAPI 3, generated.
-  { id: '../spec/swagger', from: '@fastify/swagger' },
-  { id: './lib/mode/static', from: '@fastify/swagger' },
-  // Resolving $refs when the OpenAPI document is built, on its first request (44 KB, with `debug`).
-  { id: 'json-schema-resolver', from: '@fastify/swagger' },
-  // @fastify/websocket's injectWS (tests), with readable-stream (77 KB).
-  { id: 'duplexify', from: '@fastify/websocket' },
-  // pino's log transports in a worker thread: the daemon logs to stdout (19 KB).
-  { id: 'thread-stream', from: 'pino' },
-  // Reading and writing archives (records' import and export of zip and tar.gz files, 25 KB).
-  { id: 'fflate', from: 'plugins/records/' },
-  // Ajv, for the first request whose body, query or parameters are validated or whose response schema has
-  // an anyOf (fast-json-stringify's validator): never before. One file for all its requirers, so that they
-  // share one Ajv as they do in the bundle (ajv-formats' generated code must come from that Ajv's codegen).
-  // About 300 KB with ajv-formats and fast-uri.
-  { id: 'ajv', from: 'core/', group: 'ajv' },
-  { id: 'ajv-formats', from: 'core/', group: 'ajv' },
-  { id: './lib/validator', from: 'fast-json-stringify', group: 'ajv', props: ['escapeRefForAjv'] },
-  { id: './lib/validator-compiler', from: '@fastify/ajv-compiler', group: 'ajv' },
-  { id: './standalone', from: '@fastify/ajv-compiler', group: 'ajv' },
-  { id: './lib/standalone', from: 'fast-json-stringify', group: 'ajv' },
-  // JTD schemas (serializer and validator): the daemon's are JSON Schema (TypeBox).
-  { id: './lib/serializer-compiler', from: '@fastify/ajv-compiler', group: 'ajv' },
-  // Time-zone offsets of events in a zone other than UTC, and checking a zone name (220 KB). Imported by our
-  // own modules: the stand-in exports each of the package's classes and functions by name.
-  { id: 'luxon', from: 'plugins/records/' },
-]
-
-/** lazy/yaml.cjs, lazy/fastify-busboy.cjs, lazy/prom-client-lib-pushgateway.cjs */
-const lazyName = ({ id, from }) =>
-  `lazy/${(id.startsWith('.') ? `${from}/${id}` : id).replace(/[^a-zA-Z0-9]+/g, '-').replace(/^-|-$/g, '')}.cjs`
-
-/** Replaces each LAZY module, where its requirer requires it, by the stand-in; collects what to bundle apart. */
-function lazyModules(found) {
-  const helper = join(ROOT, 'scripts', 'lazy-module.ts')
-  const owner = (path) => /.*node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(path)?.[1]?.replace(/\\/g, '/')
-  const requiredBy = (importer, from) =>
-    from.endsWith('/') ? relative(ROOT, importer).split(sep).join('/').startsWith(from) : owner(importer) === from
-  return {
-    name: 'hearth-lazy',
-    setup(b) {
-      b.onResolve({ filter: /./ }, (args) => {
-        if (args.namespace !== 'file' || (args.kind !== 'require-call' && args.kind !== 'import-statement')) return undefined
-        const entry = LAZY.find((l) => l.id === args.path && requiredBy(args.importer, l.from))
-        if (!entry) return undefined
-        const path = createRequire(args.importer).resolve(args.path)
-        // A group's modules share one file, which exports each of them by key.
-        const file = entry.group ? `lazy/${entry.group}.cjs` : lazyName(entry)
-        const key = entry.group ? `${entry.from}:${entry.id}` : undefined
-        // Two installed copies of a listed package (one nested in a requirer's node_modules) would otherwise
-        // be unified into whichever resolved last.
-        const known = entry.group ? found.get(file)?.[key] : found.get(file)
-        if (known && known !== path) throw new Error(`LAZY ${entry.id} (from ${entry.from}) resolves to two files: ${known}, ${path}`)
-        found.set(file, entry.group ? { ...found.get(file), [key]: path } : path)
-        // One stand-in module per module and kind: a CommonJS requirer gets the module, an ES importer its names.
-        const esm = args.kind === 'import-statement'
-        const standIn = `${file}${key ? `#${key}` : ''}${esm ? '?esm' : ''}`
-        return { path: standIn, namespace: 'hearth-lazy', pluginData: { esm, file, key, path, props: entry.props ?? [] } }
-      })
-      b.onLoad({ filter: /./, namespace: 'hearth-lazy' }, (args) => {
-        const { esm, file, key, path, props } = args.pluginData
-        const load = `require(${JSON.stringify(`./${file}`)})${key ? `[${JSON.stringify(key)}]` : ''}`
-        if (!esm)
-          return {
-            contents: `const { lazyModule } = require(${JSON.stringify(helper)})\nmodule.exports = lazyModule(() => ${load}, ${JSON.stringify(props)})\n`,
-            loader: 'js',
-            resolveDir: ROOT,
-          }
-        // An ES module importing names: one stand-in per class or function the package exports (an import of
-        // anything else fails the build: "No matching export"); its default import is the module itself.
-        const mod = createRequire(import.meta.url)(path)
-        const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k))
-        const contents = [
-          `import { lazyModule } from ${JSON.stringify(helper)}`,
-          // require caches the module: each stand-in below loads it once on its own first use.
-          `const real = () => ${load}`,
-          ...names.map((k) => `export const ${k} = lazyModule(() => real().${k})`),
-          'export default lazyModule(real)',
-        ].join('\n')
-        return { contents, loader: 'js', resolveDir: ROOT }
-      })
-      b.onResolve({ filter: /^\.\/lazy\//, namespace: 'hearth-lazy' }, (args) => ({ path: args.path, external: true }))
-    },
-  }
-}
 
 const ASSET_URL = /new URL\(\s*(['"])([^'"\n]+)\1\s*,\s*import\.meta\.url\s*\)/g
 
@@ -222,7 +114,6 @@ export async function bundle() {
   rmSync(OUT, { recursive: true, force: true })
   mkdirSync(OUT, { recursive: true })
   const assets = new Set()
-  const lazy = new Map()
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   const result = await build({
     absWorkingDir: ROOT,
@@ -238,7 +129,7 @@ export async function bundle() {
     format: 'esm',
     target: 'node24',
     external: EXTERNALS,
-    plugins: [lazyModules(lazy), hearthSources(assets)],
+    plugins: [hearthSources(assets)],
     banner: { js: BANNER },
     ...OUTPUT,
     // No keepNames: it wraps every function in `__name(fn, "...")`, a defineProperty each time a closure
@@ -248,34 +139,6 @@ export async function bundle() {
     metafile: true,
     logLevel: 'warning',
   })
-  for (const [file, path] of lazy) {
-    // Each on its own: a lazy module's dependencies are bundled into its file again (they are not loaded at start).
-    // A group's file requires each of its modules once and exports them by key.
-    const input =
-      typeof path === 'string'
-        ? { entryPoints: [path] }
-        : {
-            stdin: {
-              contents: `module.exports = {\n${Object.entries(path)
-                .map(([k, p]) => `  ${JSON.stringify(k)}: require(${JSON.stringify(p)}),`)
-                .join('\n')}\n}\n`,
-              resolveDir: ROOT,
-              loader: 'js',
-            },
-          }
-    await build({
-      ...input,
-      outfile: join(OUT, file),
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node24',
-      external: EXTERNALS,
-      ...OUTPUT,
-      logLevel: 'warning',
-    })
-    asciiOnly(join(OUT, file))
-  }
   for (const file of Object.keys(result.metafile.outputs)) if (file.endsWith('.mjs')) asciiOnly(join(ROOT, file))
   for (const asset of assets) {
     if (asset === 'package.json') continue
@@ -289,17 +152,15 @@ export async function bundle() {
   return {
     out: OUT,
     assets: [...assets].sort(),
-    lazy: [...lazy.keys()].sort(),
     outputs: result.metafile.outputs,
     inputs: result.metafile.inputs,
   }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { out, assets, lazy, outputs } = await bundle()
+  const { out, assets, outputs } = await bundle()
   for (const [file, { bytes }] of Object.entries(outputs))
     if (file.endsWith('.mjs')) console.log(`${relative(ROOT, file)}\t${(bytes / 1024).toFixed(0)} KiB`)
   console.log(`assets: ${assets.join(', ')}`)
-  console.log(`loaded on first use: ${lazy.join(', ')}`)
   console.log(`bundle in ${relative(ROOT, out)}`)
 }

@@ -14,6 +14,8 @@ export interface ApiKeyRow {
   created_at: string
   last_used_at: string | null
   revoked_at: string | null
+  /** The user who made the key (null: made before makers were recorded); it never acts above their role. */
+  created_by: string | null
 }
 
 export const API_KEY_PATTERN = /^clk_[0-9a-f]{32}$/
@@ -23,7 +25,8 @@ const LAST_USED_EVERY_MS = 60_000
 /** API keys `clk_<32 hex>`: only the SHA-256 is stored; the plaintext is returned once. */
 export function createApiKeys(db: Db) {
   const q = preparedOnUse(db, {
-    insert: 'INSERT INTO api_keys (id, user_id, key_hash, key_prefix, scope, label, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    insert:
+      'INSERT INTO api_keys (id, user_id, key_hash, key_prefix, scope, label, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     byHash: 'SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
     byId: 'SELECT * FROM api_keys WHERE id = ?',
     touch: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?',
@@ -43,10 +46,11 @@ export function createApiKeys(db: Db) {
   const CACHE_MS = 30_000
 
   return {
-    create(userId: string, scope: KeyScope, label: string | null): { row: ApiKeyRow; key: string } {
+    /** Stores a key; who may make which key is decided by accounts.ts, the only caller besides tests. */
+    create(userId: string, scope: KeyScope, label: string | null, createdBy: string | null): { row: ApiKeyRow; key: string } {
       const key = `clk_${randomBytes(16).toString('hex')}`
       const id = randomUUID()
-      q.insert.run(id, userId, sha256(key), key.slice(0, 12), scope, label, new Date().toISOString())
+      q.insert.run(id, userId, sha256(key), key.slice(0, 12), scope, label, new Date().toISOString(), createdBy)
       listed.delete(userId)
       return { row: q.byId.get(id) as ApiKeyRow, key }
     },

@@ -1,7 +1,8 @@
 import { HttpError } from '../errors.js'
-import type { Limiter } from '../rate-limit.js'
 import type { ApiKeys } from './api-keys.js'
+import type { Callers } from './callers.js'
 import type { AuthContext, KeyScope } from './context.js'
+import type { SignInThrottle } from './sign-in-throttle.js'
 import type { Users } from './users.js'
 
 /** What a client answering 401 is told: sign in with HTTP Basic. */
@@ -12,10 +13,10 @@ const MAX_HEADER = 1024
 /**
  * HTTP Basic sign-in for protocols whose clients know no bearer tokens (CalDAV, CardDAV):
  * user name = the user's email, password = an API key of `scope` owned by that user.
- * Failures count like failed logins (per client address and per account) and, once the
+ * Failures count like failed logins (per client and per account from that client) and, once the
  * budget is spent, answer 429 before any key is looked at.
  */
-export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; loginFailures: Limiter }) {
+export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; signIns: SignInThrottle; callers: Callers }) {
   const refuse = () => new HttpError('UNAUTHORIZED', 'Sign in with your email and an API key', undefined, BASIC_CHALLENGE)
 
   return function basic(authorization: string | undefined, client: string, scope: KeyScope): AuthContext {
@@ -24,31 +25,15 @@ export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; loginFai
     const colon = decoded.indexOf(':')
     const email = colon > 0 ? decoded.slice(0, colon).trim().toLowerCase() : ''
     const password = colon > 0 ? decoded.slice(colon + 1) : ''
-    const accountKey = `acct:${email}`
-    for (const key of [`ip:${client}`, accountKey]) {
-      const state = deps.loginFailures.blocked(key)
-      if (state.blocked)
-        throw new HttpError('RATE_LIMITED', 'Too many failed sign-ins; try again later', undefined, {
-          'retry-after': String(state.retryAfterS),
-        })
-    }
+    deps.signIns.check(email, client, 'Too many failed sign-ins; try again later')
     const key = password ? deps.apiKeys.lookup(password) : undefined
     const user = key ? deps.users.get(key.user_id) : undefined
     if (!key || key.scope !== scope || !user || user.disabled || user.email.toLowerCase() !== email) {
-      deps.loginFailures.hit(`ip:${client}`)
-      deps.loginFailures.hit(accountKey)
+      deps.signIns.failed(email, client)
       throw refuse()
     }
-    deps.loginFailures.reset(accountKey)
-    return {
-      via: 'api_key',
-      userId: user.id,
-      email: user.email,
-      role: user.role,
-      tier: deps.users.tierOf(user),
-      scope: key.scope,
-      keyId: key.id,
-    }
+    deps.signIns.succeeded(email, client)
+    return deps.callers.key(key, undefined)
   }
 }
 export type BasicAuth = ReturnType<typeof createBasicAuth>

@@ -23,11 +23,11 @@ export interface AuthContext {
 }
 
 /**
- * Which API-key scopes reach a route: 'records' routes take agent, system and
- * sync keys; 'general' routes take system keys, and agent keys for reads;
- * 'admin' routes take system keys acting for an admin.
+ * The area a route belongs to, which decides the API-key scopes that reach it (the table in
+ * access.ts): 'records' (agent, sync and system keys), 'agents' (agent and system keys),
+ * 'appliance' (system keys; agent keys read), 'general' and 'admin' (system keys only).
  */
-export type RouteScope = 'records' | 'general' | 'admin'
+export type RouteScope = 'records' | 'agents' | 'appliance' | 'general' | 'admin'
 
 /** Route-level guards, declared in a route's `config`. */
 export interface RouteGuards {

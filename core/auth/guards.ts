@@ -3,30 +3,12 @@ import { HttpError } from '../errors.js'
 import type { Hal } from '../hal/registry.js'
 import type { Limiter } from '../rate-limit.js'
 import type { ResolveCaller } from './authenticate.js'
+import { roleAllows, scopeAllows } from './access.js'
 import type { AuthContext, RouteGuards } from './context.js'
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
-
-/** Whether an API key's scope reaches a route of the given scope (decisions.md, Scopes). */
-export function scopeAllows(auth: AuthContext, routeScope: NonNullable<RouteGuards['scope']>, method: string): boolean {
-  if (auth.via !== 'api_key') return true
-  // A DAV key signs in to /dav/ only (HTTP Basic); the JSON API is closed to it.
-  if (auth.scope === 'dav') return false
-  switch (routeScope) {
-    case 'records':
-      return true
-    case 'admin':
-      return auth.scope === 'system'
-    default:
-      return auth.scope === 'system' || (auth.scope === 'agent' && READ_METHODS.has(method))
-  }
-}
-
-export function roleAllows(auth: AuthContext, needed: RouteGuards['role']): boolean {
-  if (!needed) return true
-  if (auth.via === 'system_token') return true
-  return needed === 'owner' ? auth.role === 'owner' : auth.role === 'owner' || auth.role === 'admin'
-}
+/** The 403 of an API key whose scope does not reach a route. */
+export const insufficientScope = (auth: Pick<AuthContext, 'scope'>) =>
+  new HttpError('INSUFFICIENT_SCOPE', `API key scope '${auth.scope}' does not allow this request`, { scope: auth.scope })
 
 /** Checks capabilities: no driver of the kind → 503; the active driver lacks the flag → 422. */
 export function checkRequirements(hal: Hal, requires: readonly string[] | undefined): void {
@@ -41,8 +23,8 @@ export function checkRequirements(hal: Hal, requires: readonly string[] | undefi
 
 /**
  * Builds the onRequest guard of one route from its declared config, once at
- * route registration: authentication, per-token rate limit, user context,
- * scope, role, tier and capabilities, in that order.
+ * route registration: authentication, per-token rate limit, key scope, user
+ * context, role, tier and capabilities, in that order (the table: access.ts).
  *
  * A callback hook, not an async one: a caller resolved synchronously (system
  * token, API key) is admitted or refused in the same call, without the two
@@ -70,10 +52,9 @@ export function createGuard(deps: GuardDeps, guards: Readonly<RouteGuards>): onR
     const budget = deps.limiter.hit(auth.keyId ?? `${auth.via}:${auth.userId ?? '-'}`)
     if (!budget.allowed) return new HttpError('RATE_LIMITED', undefined, undefined, { 'retry-after': String(budget.retryAfterS) })
 
+    // A key's scope is judged first: a key that never reaches the route learns nothing more about it.
+    if (!scopeAllows(auth, scope, request.method)) return insufficientScope(auth)
     if (needsUser && !auth.userId) return new HttpError('USER_CONTEXT_REQUIRED')
-    if (!scopeAllows(auth, scope, request.method)) {
-      return new HttpError('INSUFFICIENT_SCOPE', `API key scope '${auth.scope}' does not allow this request`, { scope: auth.scope })
-    }
     if (!roleAllows(auth, guards.role)) return new HttpError('FORBIDDEN')
     if (guards.tier === 'pro' && auth.tier !== 'pro') return new HttpError('FEATURE_NOT_AVAILABLE')
     return undefined

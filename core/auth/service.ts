@@ -3,10 +3,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/sqlite.js'
 import type { EventBus } from '../events.js'
 import { HttpError } from '../errors.js'
-import type { Limiter } from '../rate-limit.js'
 import type { Role } from '../schemas.js'
 import { randomToken, sha256 } from './hash.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js'
+import type { SignInThrottle } from './sign-in-throttle.js'
 import type { Tokens } from './tokens.js'
 import type { UserRow, Users } from './users.js'
 import { preparedOnUse } from '../db/prepared-on-use.js'
@@ -20,8 +20,8 @@ export interface AuthServiceDeps {
   tokens: Tokens
   log: FastifyBaseLogger
   events: EventBus
-  /** Failed logins per client address and per account. */
-  loginFailures: Limiter
+  /** Failed sign-ins per client and per account from that client. */
+  signIns: SignInThrottle
   /** Sends a password-reset token; resolves false when no mailer is configured. */
   deliverReset: (email: string, token: string) => Promise<boolean>
 }
@@ -58,22 +58,14 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async login(input: { email: string; password: string }, client: string) {
-      const accountKey = `acct:${input.email.toLowerCase()}`
-      for (const key of [`ip:${client}`, accountKey]) {
-        const state = deps.loginFailures.blocked(key)
-        if (state.blocked)
-          throw new HttpError('RATE_LIMITED', 'Too many failed logins; try again later', undefined, {
-            'retry-after': String(state.retryAfterS),
-          })
-      }
+      deps.signIns.check(input.email, client, 'Too many failed logins; try again later')
       const user = users.byEmail(input.email)
       const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH)
       if (!user || !ok || user.disabled) {
-        deps.loginFailures.hit(`ip:${client}`)
-        deps.loginFailures.hit(accountKey)
+        deps.signIns.failed(input.email, client)
         throw new HttpError('UNAUTHORIZED', 'Invalid email or password')
       }
-      deps.loginFailures.reset(accountKey)
+      deps.signIns.succeeded(input.email, client)
       return session(user)
     },
 

@@ -1,6 +1,4 @@
-import type { IncomingMessage } from 'node:http'
 import type { FastifyServerOptions } from 'fastify'
-import { sentMethod } from '../head-requests.js'
 import { prettyStream } from './pretty.js'
 import { REDACT_PATHS, redactUrl } from './redact.js'
 
@@ -15,8 +13,6 @@ interface LoggedRequest {
   method: string
   url: string
   ip?: string
-  /** Fastify's request has it; anything else logged as `req` may not. */
-  raw?: IncomingMessage
 }
 
 /**
@@ -31,7 +27,7 @@ export function loggerOptions(settings: LogSettings, out: NodeJS.WriteStream = p
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
       req: (req: LoggedRequest) => ({
-        method: sentMethod(req),
+        method: req.method,
         url: redactUrl(req.url),
         remoteAddress: req.ip,
       }),

@@ -25,7 +25,7 @@ async function check(
 ): Promise<HealthReport> {
   // Cleared as soon as the check answers: a timer left to run its 2 s per check and request kept ~4 timers,
   // promises and closures alive per /health, promoted to the old generation under a monitoring flood
-  // (270 MB of garbage after 70,000 requests, issue 11).
+  // (270 MB of garbage after 70,000 requests).
   let timer: NodeJS.Timeout | undefined
   try {
     return await Promise.race([

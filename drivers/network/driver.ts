@@ -1,6 +1,6 @@
 import type { DriverInstance } from '../../core/plugin-api.js'
 
-/** One network interface as the API answers it (decisions.md), with `virtual` marking software devices. */
+/** One network interface as the API answers it (docs/api.md), with `virtual` marking software devices. */
 export interface NetworkInterface {
   name: string
   mac: string | null

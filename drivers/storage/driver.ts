@@ -30,7 +30,7 @@ export interface Partition {
   size_bytes: number
 }
 
-/** The disk object of decisions.md, exactly. */
+/** The disk object of docs/api.md, exactly. */
 export interface Disk {
   id: string
   device: string

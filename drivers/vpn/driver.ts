@@ -1,6 +1,6 @@
 import type { DriverInstance } from '../../core/plugin-api.js'
 
-/** decisions.md: the VPN status as the API answers it. */
+/** docs/api.md: the VPN status as the API answers it. */
 export interface VpnStatus {
   installed: boolean
   running: boolean

@@ -3,7 +3,7 @@ import { env } from '../../lib/config-env.js'
 
 /**
  * The AI plugin's config slice. Provider base URLs are instance settings
- * (decisions.md: every outside service has a base URL in config); a user picks
+ * (docs/api.md: every outside service has a base URL in config); a user picks
  * a provider, and only an admin may point their own settings at another URL.
  */
 

@@ -1,8 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { env } from '../../lib/config-env.js'
 
-
-/** decisions.md "Operations": scheduled backups with retention. */
+/** docs/operations.md: scheduled backups with retention. */
 export const BackupsConfig = Type.Object({
   /** Cron expression of scheduled backups (e.g. `30 3 * * *`); empty: none. */
   cron: env('HEARTH_BACKUP_CRON', Type.String({ default: '' })),

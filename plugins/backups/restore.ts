@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { ASIDE_INFIX, RESTORE_MARKER } from '../../core/daemon-state.js'
+import { ASIDE_INFIX, RESTORE_MARKER } from '../../core/plugin-api.js'
 import { type ArchiveKind, unpackBackup, verifyUnpacked } from './extract.js'
 import { type BackupManifest, DB_ENTRY, ENV_ENTRY } from './manifest.js'
 

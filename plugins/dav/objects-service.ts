@@ -1,7 +1,13 @@
 import type { EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { HttpError } from '../../core/plugin-api.js'
-import type { ApiRecord, RecordsPluginService, ResourceName, StoredProperty } from '../records/public.js'
-import { occurrences, type Recurrence } from '../records/resources/recurrence.js'
+import {
+  type ApiRecord,
+  occurrences,
+  type RecordsPluginService,
+  type Recurrence,
+  type ResourceName,
+  type StoredProperty,
+} from '../records/public.js'
 import { objectEtag, readCalendar, readCard, writeCalendar, writeCard } from './objects.js'
 import type { DavStore, Kind, ObjectRow } from './store.js'
 

@@ -1,19 +1,22 @@
 import { createHash } from 'node:crypto'
 import { HttpError } from '../../core/plugin-api.js'
-import type { ApiRecord, StoredProperty } from '../records/public.js'
 import {
+  type ApiRecord,
   type Component,
+  type ContactRecord,
+  type EventRecord,
   escapeText,
+  EXTRA_PROPERTIES,
   parseComponents,
   parseContentLine,
+  parseICalendar,
+  parseVCards,
+  serializeICalendar,
+  serializeVCard,
   splitEscaped,
+  type StoredProperty,
   unescapeText,
-} from '../records/formats/content-line.js'
-import { parseICalendar } from '../records/formats/ics-parse.js'
-import { serializeICalendar } from '../records/formats/ics-serialize.js'
-import type { ContactRecord, EventRecord } from '../records/formats/types.js'
-import { EXTRA_PROPERTIES, parseVCards } from '../records/formats/vcard-parse.js'
-import { serializeVCard } from '../records/formats/vcard-serialize.js'
+} from '../records/public.js'
 
 /**
  * DAV objects ↔ records, through the records plugin's vCard and iCalendar

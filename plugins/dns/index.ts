@@ -25,6 +25,8 @@ export default definePlugin(
     version: '1.0.0',
     apiVersion: '^1.0.0',
     prefix: '/dns',
+    // Agent keys read DNS, storage and network; writes take a session or a system key.
+    scope: 'appliance',
     description: "The home's DNS: authoritative zones served by Hearth, zones kept at DNS providers, dynamic DNS",
     migrations: new URL('./migrations/', import.meta.url),
     config: DnsConfig,
@@ -74,6 +76,13 @@ export default definePlugin(
     api.metrics.register('counter', 'hearth_dns_rate_limited_total', 'DNS UDP answers held back by response rate limiting', [], () => [
       { value: server.status.rateLimited },
     ])
+    api.metrics.register(
+      'counter',
+      'hearth_dns_tcp_refused_total',
+      'DNS TCP connections closed because their source held its share',
+      [],
+      () => [{ value: server.status.tcpRefused }],
+    )
     if (config.port !== 0) {
       const started = await server.start()
       if (started.error) {

@@ -11,9 +11,6 @@ const Config = Type.Object({
   allowedOrigins: Type.String({ default: '', maxLength: 4000, env: 'HEARTH_MCP_ALLOWED_ORIGINS' }),
 })
 
-/** API-key scopes an MCP client may hold: agent keys are the intended ones; sync (and DAV) keys serve other clients. */
-const MCP_SCOPES = new Set(['agent', 'system'])
-
 const INSTRUCTIONS = `Hearth holds this household's notes, contacts and calendar. Use search to find records (full text with filters), calendar for what is on in a time range (recurring events expanded), get_* to read one record, and the create/update/delete tools to change them. Answers are compact unless a tool is called with format "full".`
 
 /** MCP (Model Context Protocol) at POST /api/v1/mcp: the records routes as tools for AI agents (README.md). */
@@ -25,7 +22,8 @@ export default definePlugin(
     description: 'Model Context Protocol server: the records API as tools for AI agents',
     dependencies: ['records'],
     prefix: '',
-    scope: 'records',
+    // Agent and system keys: sync (and DAV) keys serve other clients.
+    scope: 'agents',
     config: Config,
   },
   async (app, api) => {
@@ -41,13 +39,6 @@ export default definePlugin(
       const origin = request.headers.origin
       if (origin !== undefined && !originAllowed(origin, allowList)) {
         throw new HttpError('FORBIDDEN', `Origin ${origin.slice(0, 200)} may not call the MCP endpoint`)
-      }
-    })
-    app.addHook('preHandler', async (request) => {
-      if (request.auth?.via === 'api_key' && !MCP_SCOPES.has(request.auth.scope ?? '')) {
-        throw new HttpError('INSUFFICIENT_SCOPE', `API key scope '${request.auth.scope}' cannot use MCP (agent or system keys can)`, {
-          scope: request.auth.scope,
-        })
       }
     })
     // JSON-RPC wants its own parse error (-32700), not the API's VALIDATION_ERROR envelope; Fastify's
@@ -74,7 +65,7 @@ export default definePlugin(
             }),
           },
         },
-        config: { envelope: 'none', errors: ['FORBIDDEN', 'INSUFFICIENT_SCOPE'] },
+        config: { envelope: 'none' },
       },
       async (request, reply) => {
         const handlers: Handlers = {

@@ -38,6 +38,8 @@ export function withTable(doc: string, table: string): string {
 
 /** What tools/list answers on a daemon built in a throwaway data folder. */
 export async function currentTools(): Promise<Tool[]> {
+  // A documentation generator (the docs test and `npm run` scripts call it), not daemon code: it builds a whole app.
+  // eslint-disable-next-line boundaries/imports
   const { buildApp } = await import('../../core/app.js')
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-tools-'))
   const app = await buildApp({

@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { env } from '../../lib/config-env.js'
 
-
 /** The network plugin's config slice: the outside targets it measures are config, so tests point them at local servers. */
 export const NetworkConfig = Type.Object({
   /** HTTPS URLs asked for connectivity: any HTTP answer from one of them means online. */

@@ -15,6 +15,8 @@ export default definePlugin(
     version: '1.0.0',
     apiVersion: '^1.0.0',
     prefix: '/network',
+    // Agent keys read DNS, storage and network; writes take a session or a system key.
+    scope: 'appliance',
     config: NetworkConfig,
     description: 'Network interfaces and internet connectivity',
   },
@@ -27,6 +29,7 @@ export default definePlugin(
     app.get(
       '/interfaces',
       {
+        config: { errors: ['SERVICE_UNAVAILABLE'] },
         schema: { summary: 'List network interfaces', tags: ['network'], response: { 200: ListOf(InterfaceSchema) } },
       },
       // hal.with detects the driver on first use (no probe at start) and answers 503 when none is supported.

@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { env } from '../../lib/config-env.js'
 
-
 /**
  * The photos folder is the storage plugin's `photos` data-usage category: the same variable
  * (HEARTH_DATA_PHOTOS_DIR; empty: <data>/photos), so what the storage page measures is what is indexed.

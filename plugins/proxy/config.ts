@@ -3,7 +3,7 @@ import { env } from '../../lib/config-env.js'
 
 const port = (name: string, fallback: number) => env(name, Type.Integer({ minimum: 1, maximum: 65535, default: fallback }))
 
-/** decisions.md "Storage, network, proxy, VPN": where Caddy's admin API is and where it serves routes. */
+/** docs/api.md (proxy): where Caddy's admin API is and where it serves routes. */
 export const ProxyConfig = Type.Object({
   /** Loopback or a unix socket only: Caddy's admin API has no authentication. */
   caddyAdmin: env(

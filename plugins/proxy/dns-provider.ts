@@ -21,7 +21,7 @@ export interface DnsProviderView {
 }
 
 /**
- * The proxy's DNS-provider integration (decisions.md): one provider account, with the providers and
+ * The proxy's DNS-provider integration (docs/api.md): one provider account, with the providers and
  * credential keys of DNS provider accounts, stored encrypted and never returned; it will answer DNS-01
  * challenges for wildcard and LAN-only certificates. Base URLs come from instance config.
  */

@@ -17,7 +17,7 @@ export interface SslEntry {
 }
 
 const DAY = 86_400_000
-/** decisions.md: expiring means under 30 days left. */
+/** docs/api.md: expiring means under 30 days left. */
 const EXPIRING_DAYS = 30
 
 /**

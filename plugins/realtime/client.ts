@@ -39,7 +39,7 @@ export class RealtimeClient {
 
   /**
    * Own events only; system-wide events (no userId, e.g. driver swaps) go to admins and owners; a
-   * key sees what its scope reads over REST (decisions.md: sync keys reach records only).
+   * key sees what its scope reads over REST (docs/api.md: sync keys reach records only).
    */
   wants(event: Pick<HearthEvent, 'type' | 'userId'>): boolean {
     const mine = event.userId === null ? this.auth.role === 'owner' || this.auth.role === 'admin' : event.userId === this.auth.userId

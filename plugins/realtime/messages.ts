@@ -1,6 +1,6 @@
 /**
  * What a client may send: `{ "subscribe": ["note.*", "event.created"] }`
- * (decisions.md, Realtime events). Anything else is answered with an
+ * (docs/api.md, realtime events). Anything else is answered with an
  * `error` control message carrying the API's error shape; the connection stays open.
  */
 export const MAX_PATTERNS = 64

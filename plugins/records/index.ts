@@ -9,7 +9,7 @@ import { createRecordsService } from './service.js'
 import type { RecordsPluginService } from './public.js'
 
 const Config = Type.Object({
-  /** Days a soft-deleted record stays in the trash before the purge removes it (decisions.md: 30). */
+  /** Days a soft-deleted record stays in the trash before the purge removes it (docs/api.md: 30). */
   trashRetentionDays: Type.Integer({ minimum: 1, maximum: 36_500, default: 30, env: 'HEARTH_TRASH_RETENTION_DAYS' }),
   /**
    * The household's IANA time zone (the NAS OS sets it from its own setting): new events' default
@@ -50,7 +50,6 @@ export default definePlugin(
       validator: api.validator,
       timezone: api.config.timezone,
       recordCacheBytes: api.config.recordCacheMb * 1024 * 1024,
-      serializer: api.serializer,
       metrics: api.metrics,
     })
     const occurrences = eventOccurrences(service, api.db)

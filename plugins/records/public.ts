@@ -16,8 +16,17 @@ export interface RecordsPluginService {
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
-// The compact projection's last step (decisions.md: null and empty values dropped), for plugins answering compact records.
+// The compact projection's last step (docs/api.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
 // The import limits of archives (a member, all members, unpacked), for plugins reading uploads the same way.
 export { ARCHIVE_IMPORT_LIMITS } from './formats/archive.js'
 export type { StoredProperty } from './engine/properties.js'
+
+// The calendar and contact formats, for plugins that speak them to clients (CalDAV/CardDAV, sync connectors).
+export { type Component, escapeText, parseComponents, parseContentLine, splitEscaped, unescapeText } from './formats/content-line.js'
+export { parseICalendar } from './formats/ics-parse.js'
+export { serializeICalendar } from './formats/ics-serialize.js'
+export type { ContactRecord, EventRecord } from './formats/types.js'
+export { EXTRA_PROPERTIES, parseVCards } from './formats/vcard-parse.js'
+export { serializeVCard } from './formats/vcard-serialize.js'
+export { occurrences, type Recurrence } from './resources/recurrence.js'

@@ -97,11 +97,9 @@ export interface ServiceDeps {
   /** Keep recent list totals and page keys (default true); the bench turns it off to time the queries. */
   listCache?: boolean
   /**
-   * Bytes of records kept with their JSON text after a read (engine/record-cache.ts); 0: none.
-   * Default 32 MiB. The texts are written by `serializer` (the plugin API's): without it, no cache.
+   * Bytes of records kept after a read (engine/record-cache.ts); 0: none. Default 32 MiB.
    */
   recordCacheBytes?: number
-  serializer?: (schema: TSchema) => (value: unknown) => string
   /** Where the record cache's figures are published (the plugin API's metrics). */
   metrics?: Pick<Metrics, 'register'>
   /** The instance's IANA time zone: events' default zone and the zone of date windows (default UTC). */
@@ -115,7 +113,6 @@ export function createRecordsService({
   validator,
   listCache = true,
   recordCacheBytes = 32 * 1024 * 1024,
-  serializer,
   metrics,
   timezone = 'UTC',
 }: ServiceDeps): RecordsService {
@@ -126,16 +123,16 @@ export function createRecordsService({
   const cache = new QueryCache(external, now, () => db.inTransaction)
   const properties = propertyStore(db)
   const recordCaches = new Map<string, RecordCache>()
-  const recordCache = (name: string, def: ResourceDefinition) => {
-    if (!serializer || recordCacheBytes <= 0) return null
+  const recordCache = (name: string) => {
+    if (recordCacheBytes <= 0) return null
     // One budget for the three resources together.
     const share = Math.floor(recordCacheBytes / Object.keys(resources).length)
-    const cache = new RecordCache(share, () => db.inTransaction, external, serializer(def.schemas.record))
+    const cache = new RecordCache(share, () => db.inTransaction, external)
     recordCaches.set(name, cache)
     return cache
   }
   const engines = Object.fromEntries(
-    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null, validator, recordCache(name, def))]),
+    Object.entries(resources).map(([name, def]) => [name, engineFor(db, def, listCache ? cache : null, validator, recordCache(name))]),
   ) as Record<ResourceName, Engine>
   metrics?.register(
     'counter',

@@ -22,6 +22,8 @@ export default definePlugin(
     version: '1.0.0',
     apiVersion: '^1.0.0',
     prefix: '/hal/storage',
+    // Agent keys read DNS, storage and network; writes take a session or a system key.
+    scope: 'appliance',
     config: StorageConfig,
     description: 'Disks, SMART, volumes, data usage and RAID pools',
   },

@@ -1,6 +1,5 @@
 import { HttpError } from '../../core/plugin-api.js'
-import type { StoredProperty } from '../records/engine/properties.js'
-import type { RecordsPluginService, ResourceName } from '../records/public.js'
+import type { RecordsPluginService, ResourceName, StoredProperty } from '../records/public.js'
 import type { ConnectorRow, LinkRow, RunCounts, SyncStore } from './store.js'
 
 /**

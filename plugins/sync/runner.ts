@@ -1,7 +1,5 @@
 import { HttpError } from '../../core/plugin-api.js'
-import { parseICalendar } from '../records/formats/ics-parse.js'
-import { parseVCards } from '../records/formats/vcard-parse.js'
-import type { RecordsPluginService } from '../records/public.js'
+import { parseICalendar, parseVCards, type RecordsPluginService } from '../records/public.js'
 import { davClient, DavError, InvalidSyncToken, type Member } from './dav-client.js'
 import { readKeepArchive } from './keep.js'
 import { recordSink, type RecordSink, type RemotePart } from './record-sink.js'

@@ -4,7 +4,6 @@ import type { VpnDriver } from '../../drivers/vpn/driver.js'
 import tailscale from '../../drivers/vpn/tailscale/index.js'
 import { env } from '../../lib/config-env.js'
 
-
 const VpnConfig = Type.Object({
   bin: env('HEARTH_TAILSCALE_BIN', Type.String({ minLength: 1, default: 'tailscale' })),
   /** The command that installs the CLI, as comma-separated words (run as an argument array, no shell). Empty: install answers 503. */

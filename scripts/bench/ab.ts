@@ -5,7 +5,7 @@
  *
  *   node dist/scripts/bench/ab.js <entry A> [entry B = what npm start runs] [--only=byid,list,create] [--rounds=7] [--no-restart] [--bare]
  *
- * e.g. A = a checkout of the commit before issue 11 built with tsc, `dist/core/main.js`. Beside req/s it
+ * e.g. A = an older commit's checkout built with tsc, `dist/core/main.js`. Beside req/s it
  * prints each daemon's CPU (user + system, /proc) per request answered: steadier than req/s when the
  * machine is shared. `--only` keeps some figures, `--no-restart` skips the start-time rounds, `--bare`
  * adds bare Fastify answering B's by-id JSON to each by-id round (A B bare), as `npm run bench -- perf` does.
@@ -13,7 +13,7 @@
 import { join } from 'node:path'
 import { ownerWithKey, DAEMON_ENTRY, type Daemon, median, ROOT, startDaemon, startScript, withCpu } from './harness.js'
 import { type Shot, shoot } from './load.js'
-import { seedNotes } from './perf.js'
+import { seedNotes } from './perf-notes.js'
 import { databasePath } from '../../core/db/sqlite.js'
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'))

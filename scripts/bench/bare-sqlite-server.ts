@@ -1,6 +1,6 @@
 /**
  * A second, informative baseline for idle memory: bare Fastify answering the given JSON read from a SQLite
- * file per request (better-sqlite3, WAL, one table, one prepared statement), nothing else. The issue's aim is
+ * file per request (better-sqlite3, WAL, one table, one prepared statement), nothing else. The aim is
  * against bare Fastify alone; this one shows what the database engine itself holds at idle.
  * Prints its port. Usage: node bare-sqlite-server.js <database file> '<json>'
  */

@@ -84,12 +84,16 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`
-  for (;;) {
+  for (let healthy = false; !healthy;) {
     try {
-      if ((await fetch(`${url}/api/v1/health`)).ok) break
+      healthy = (await fetch(`${url}/api/v1/health`)).ok
     } catch {}
     if (child.exitCode !== null) throw new Error('daemon exited during start')
-    await new Promise((r) => setTimeout(r, 5))
+    if (performance.now() - started > 60_000) {
+      child.kill('SIGKILL')
+      throw new Error('daemon not healthy 60 s after its start')
+    }
+    if (!healthy) await new Promise((r) => setTimeout(r, 5))
   }
   const startupMs = performance.now() - started
   // CPU the process used to get there (user + system, all threads): steadier than wall time on a busy machine.
@@ -148,6 +152,17 @@ export async function load(
     body: opts.body,
   })
   return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx }
+}
+
+/**
+ * A process's resident memory in MB (/proc/<pid>/status): `rss` all of it, `private` its anonymous pages
+ * (RssAnon: heap, stacks, malloc; what the process alone holds), beside file-backed pages such as node's
+ * own code, which every node process maps and which the kernel may share or drop.
+ */
+export function memoryMb(pid: number): { rss: number; private: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const mb = (name: string) => Math.round((Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024) * 10) / 10
+  return { rss: mb('VmRSS'), private: mb('RssAnon') }
 }
 
 export function rssMb(pid: number): Promise<number> {

@@ -24,6 +24,8 @@ export interface ShotOptions {
   body?: string
   /** GET these paths in turn instead of the URL's (wrk only; autocannon keeps to the URL's). */
   paths?: string[]
+  /** A wrk Lua script of its own (wrk only): its `request` function makes each request. */
+  lua?: string
 }
 
 const run = (cmd: string, args: string[]) =>
@@ -60,7 +62,11 @@ export async function shoot(url: string, opts: ShotOptions): Promise<Shot> {
   const headerArgs = (flag: string) => Object.entries(opts.headers ?? {}).flatMap(([k, v]) => [flag, `${k}: ${v}`])
   if (await hasWrk()) {
     const args = ['-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', ...headerArgs('-H')]
-    if (opts.method === 'POST') {
+    if (opts.lua !== undefined) {
+      const script = join(tmpdir(), `hearth-bench-lua-${process.pid}.lua`)
+      writeFileSync(script, opts.lua)
+      args.push('-s', script)
+    } else if (opts.method === 'POST') {
       const script = join(tmpdir(), `hearth-bench-post-${process.pid}.lua`)
       writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(opts.body ?? '')}\n`)
       args.push('-s', script)
@@ -75,6 +81,7 @@ export async function shoot(url: string, opts: ShotOptions): Promise<Shot> {
     }
     return parseWrk(await run('wrk', [...args, url]))
   }
+  if (opts.lua !== undefined || opts.paths?.length) throw new Error('this load needs wrk (apt-get install wrk)')
   const bin = new URL('../../../node_modules/autocannon/autocannon.js', import.meta.url).pathname
   const args = ['-j', '-c', String(opts.connections), '-d', String(opts.seconds), ...headerArgs('-H')]
   if (opts.method === 'POST') args.push('-m', 'POST', '-b', opts.body ?? '')

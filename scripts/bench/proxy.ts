@@ -1,5 +1,5 @@
 /**
- * Proxy bench (issue 10): through the HTTP API of a daemon in its own process, with a real Caddy,
+ * Proxy bench: through the HTTP API of a daemon in its own process, with a real Caddy,
  * (1) the time from `POST /hal/network/proxy/routes` to the first 200 proxied by Caddy, p50/p99 over
  * 40 routes, beside the same measure for a route loaded straight into Caddy's admin API in this run
  * (what Caddy alone takes); (2) how long a Caddy started empty takes to serve 1,000 routes that

@@ -1,5 +1,5 @@
 /**
- * Semantic bench (issue 14): search latency at 100,000 notes with
+ * Semantic bench: search latency at 100,000 notes with
  * 384-dimension vectors, sqlite-vec's vec0 KNN beside the plain JS
  * scan, on the same table; then indexing throughput: a real daemon reindexing
  * 5,000 notes through a local embeddings stub (the OpenAI wire format,

@@ -1,11 +1,12 @@
+import { type Actor, createAccounts } from '../../core/auth/accounts.js'
 import { createApiKeys } from '../../core/auth/api-keys.js'
 import { createAuthService } from '../../core/auth/service.js'
+import { createSignInThrottle } from '../../core/auth/sign-in-throttle.js'
 import { createTokens } from '../../core/auth/tokens.js'
 import { createUsers, type PublicUser, type UserRow, type Users } from '../../core/auth/users.js'
 import type { CoreConfig } from '../../core/config.js'
 import type { Db } from '../../core/db/sqlite.js'
 import { createEventBus } from '../../core/events.js'
-import { createLimiter } from '../../core/rate-limit.js'
 import { CliError, type Parsed } from './command.js'
 import type { Api, Context } from './context.js'
 
@@ -20,10 +21,12 @@ export function coreServices(db: Db, config: CoreConfig) {
     tokens,
     log: silent,
     events: createEventBus(() => {}),
-    loginFailures: createLimiter({ max: 1, windowMs: 1 }),
+    signIns: createSignInThrottle({ failLimit: config.loginFailLimit }),
     deliverReset: async () => false,
   })
-  return { users, tokens, auth, apiKeys: createApiKeys(db) }
+  const apiKeys = createApiKeys(db)
+  const accounts = createAccounts({ users, apiKeys, tokens, events: createEventBus(() => {}) })
+  return { users, tokens, auth, apiKeys, accounts, operator: () => operator(users) }
 }
 
 /** Runs `direct` on the CLI's own connection (the core's services over it), closed afterwards. */
@@ -34,6 +37,16 @@ export function withDb<T>(ctx: Context, direct: (s: ReturnType<typeof coreServic
   } finally {
     db.close()
   }
+}
+
+/**
+ * Whom the CLI acts as on a stopped daemon: the first active owner, as it does through the running
+ * daemon's API. Whoever runs it holds the data folder, so an owner's rules are the right ones.
+ */
+function operator(users: Users): Actor & { userId: string } {
+  const owner = users.list().find((u) => u.role === 'owner' && !u.disabled)
+  if (!owner) throw new CliError('no owner yet: run `hearth setup` first')
+  return { role: 'owner', userId: owner.id }
 }
 
 /** A user named by id or email. */

@@ -29,7 +29,8 @@ const create: Command = {
   summary: 'Create an API key and print it (shown this once)',
   usage: 'hearth keys create --user USER [--scope agent|system|sync|dav] [--label TEXT] [--json]',
   help: `--user   email or id of the key's owner (default: the first owner)
---scope  agent (default): records only, as its owner; system: every route, may act for users; sync: records;
+--scope  agent (default): records, and reads of DNS, storage and network, as its owner; system: every
+         route, may act for users up to its owner's role (only owners make them); sync: records;
          dav: CalDAV/CardDAV only, as its owner (the password of a phone's or a calendar app's account)
 --label  a name to recognise the key by
 The key is printed on the first line; Hearth keeps only its SHA-256.`,
@@ -46,9 +47,7 @@ The key is printed on the first line; Hearth keeps only its SHA-256.`,
     } else {
       key = withDb(ctx, (s) => {
         const who = str(args, 'user')
-        const owner = who ? findUser(s.users, who) : s.users.list().find((u) => u.role === 'owner' && !u.disabled)
-        if (!owner) throw new CliError('no user to own the key: run `hearth setup` first, or give --user')
-        const created = s.apiKeys.create(owner.id, scope, label)
+        const created = s.accounts.createKey(s.operator(), { userId: who ? findUser(s.users, who).id : undefined, scope, label })
         return { ...publicKey(created.row), key: created.key }
       })
     }
@@ -87,11 +86,7 @@ const revoke: Command = {
     const id = args.positionals[0] as string
     let key: Key
     if (ctx.daemon()) key = await (await ctx.api()).call<Key>('DELETE', `/admin/api-keys/${encodeURIComponent(id)}`)
-    else
-      key = withDb(ctx, (s) => {
-        if (!s.apiKeys.revoke(id)) throw new CliError(`no active API key ${id}`)
-        return publicKey(s.apiKeys.get(id) as NonNullable<ReturnType<typeof s.apiKeys.get>>)
-      })
+    else key = withDb(ctx, (s) => publicKey(s.accounts.revokeKey(s.operator(), id)))
     ctx.out(row(key))
     return EXIT.OK
   },

@@ -19,12 +19,7 @@ async function patchUser(ctx: Context, who: string, patch: { role?: 'owner' | 'a
     const api = await ctx.api()
     return api.call<PublicUser>('PATCH', `/admin/users/${(await apiUser(api, who)).id}`, patch)
   }
-  return withDb(ctx, ({ users }) => {
-    const target = findUser(users, who)
-    if (target.role === 'owner' && patch.role && patch.role !== 'owner' && users.activeOwners() <= 1)
-      throw new CliError('the last owner cannot be demoted')
-    return users.toPublic(users.update(target.id, patch))
-  })
+  return withDb(ctx, ({ users, accounts, operator }) => users.toPublic(accounts.updateUser(operator(), findUser(users, who), patch)))
 }
 
 const list: Command = {

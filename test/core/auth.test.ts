@@ -189,8 +189,10 @@ t.test('api keys: format, hash-only storage, listing, revocation', async (t) => 
   const stored = app.hearth.db.prepare('SELECT * FROM api_keys').all() as Array<Record<string, string>>
   t.notOk(JSON.stringify(stored).includes(body.key), 'plaintext key is not stored')
 
-  const mine = await app.inject({ method: 'GET', url: '/api/v1/api-keys/mine', headers: auth(body.key) })
+  const mine = await app.inject({ method: 'GET', url: '/api/v1/api-keys/mine', headers: auth(o.token) })
   t.equal(mine.statusCode, 200)
+  const byAgent = await app.inject({ method: 'GET', url: '/api/v1/api-keys/mine', headers: auth(body.key) })
+  t.equal(byAgent.json().error?.code, 'INSUFFICIENT_SCOPE', 'an agent key does not list its owner’s keys')
   t.equal(mine.json().data.length, 1)
   t.same(mine.json().meta, { total: 1, limit: 1, offset: 0 }, 'collections use the list envelope')
   t.equal(mine.json().tier, 'free')

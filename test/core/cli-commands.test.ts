@@ -137,10 +137,10 @@ t.test('with the daemon running: the CLI goes through its API and restore is ref
   )
 
   const created = JSON.parse((await cli(['keys', 'create', '--user', 'member@live.test', '--label', 'agent', '--json'], env)).stdout)
-  t.equal((await call(daemon.base, 'GET', '/api-keys/mine', created.key)).status, 200, 'the new key works against the running daemon')
+  t.equal((await call(daemon.base, 'GET', '/notes', created.key)).status, 200, 'the new key works against the running daemon')
   t.equal((await cli(['keys', 'revoke', created.id], env)).code, 0)
   // Revoked through the API, the daemon evicts its key cache: refused immediately (a write beside it would be honoured for 30 s).
-  t.equal((await call(daemon.base, 'GET', '/api-keys/mine', created.key)).status, 401, 'the revoked key is refused at once')
+  t.equal((await call(daemon.base, 'GET', '/notes', created.key)).status, 401, 'the revoked key is refused at once')
 
   const restore = await cli(['restore', join(dataDir, 'hearth.db')], env)
   t.equal(restore.code, 3, 'restore refuses while the daemon runs')

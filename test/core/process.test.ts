@@ -93,7 +93,7 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
 })
 
 t.test('npm start: the packages the bundle loads on first use answer as the unbundled code does', async (t) => {
-  // scripts/bundle.mjs LAZY: Ajv (validation), Luxon (zones), fflate and busboy (zip export, multipart import),
+  // Packages the daemon uses on some requests only: Ajv (validation), Luxon (zones), fflate and busboy (zip export, multipart import),
   // yaml and json-schema-resolver (the document), light-my-request (the docs UI), prom-client (/metrics, imported on the first scrape).
   // The other tests build the app from dist/ unbundled: this is where the shipped bundle's stand-ins are used.
   const { base } = await startFresh(t)

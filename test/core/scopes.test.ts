@@ -33,7 +33,7 @@ t.test('system token: single-user auto context, multi-user needs X-Svc-User-Id',
   t.equal(asOwner.statusCode, 200)
 })
 
-t.test('API key scopes: agent ignores the identity header, system and sync impersonate', async (t) => {
+t.test('API key scopes: agent ignores the identity header and reads no general route, system and sync impersonate', async (t) => {
   const { app, o } = await setup(t)
   const u = await addUser(app, o.token)
   const agent = await apiKey(app, o.token, { scope: 'agent' })
@@ -42,11 +42,14 @@ t.test('API key scopes: agent ignores the identity header, system and sync imper
   await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: auth(u.token), payload: { text: 'from u' } })
 
   const agentRead = await app.inject({ method: 'GET', url: '/api/v1/hello/greetings', headers: auth(agent, { 'x-svc-user-id': u.userId }) })
-  t.equal(agentRead.statusCode, 200)
-  t.equal(agentRead.json().meta.total, 0, 'agent key always acts as its owner')
+  t.equal(agentRead.statusCode, 403, 'agent keys reach no general route, reads included')
+  t.equal(agentRead.json().error.code, 'INSUFFICIENT_SCOPE')
   const agentWrite = await app.inject({ method: 'POST', url: '/api/v1/hello/greetings', headers: auth(agent), payload: { text: 'x' } })
-  t.equal(agentWrite.statusCode, 403, 'agent keys only read outside records')
+  t.equal(agentWrite.statusCode, 403)
   t.equal(agentWrite.json().error.code, 'INSUFFICIENT_SCOPE')
+  await app.inject({ method: 'POST', url: '/api/v1/notes', headers: auth(u.token), payload: { title: 'from u', content: 'x' } })
+  const agentNotes = await app.inject({ method: 'GET', url: '/api/v1/notes', headers: auth(agent, { 'x-svc-user-id': u.userId }) })
+  t.equal(agentNotes.json().meta.total, 0, 'agent key always acts as its owner')
   const agentAdmin = await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: auth(agent) })
   t.equal(agentAdmin.json().error.code, 'INSUFFICIENT_SCOPE', 'agent keys never reach /admin')
 

@@ -4,7 +4,7 @@ import { everything, IdParams, ListOf, Single } from '../../schemas.js'
 import { Invitation, InviteBody, User, UserPatch } from '../schemas.js'
 import type { AuthRoutesOptions } from './index.js'
 
-export async function adminUserRoutes(app: PluginInstance, { users, service, tokens, events }: AuthRoutesOptions) {
+export async function adminUserRoutes(app: PluginInstance, { users, service, accounts }: AuthRoutesOptions) {
   const admin = { role: 'admin', scope: 'admin' } as const
 
   app.get('/admin/users', { config: { ...admin }, schema: { summary: 'List the users', response: { 200: ListOf(User) } } }, async () =>
@@ -27,17 +27,7 @@ export async function adminUserRoutes(app: PluginInstance, { users, service, tok
     async (req) => {
       const target = users.get(req.params.id)
       if (!target) throw new HttpError('NOT_FOUND', 'User not found')
-      const patch = req.body
-      const losesOwner = target.role === 'owner' && ((patch.role && patch.role !== 'owner') || patch.disabled === true)
-      // Only an owner makes or unmakes owners.
-      if ((patch.role === 'owner' || target.role === 'owner') && req.auth.role !== 'owner')
-        throw new HttpError('FORBIDDEN', 'Owner role required')
-      if (losesOwner && users.activeOwners() <= 1) throw new HttpError('UNPROCESSABLE', 'The last owner cannot be demoted or disabled')
-      const updated = users.update(target.id, patch)
-      if (patch.disabled) tokens.revokeAllForUser(target.id)
-      // Live connections (the realtime hub) re-check what this user may see at once.
-      events.emit('user.updated', { userId: target.id, id: target.id, data: users.toPublic(updated) })
-      return users.toPublic(updated)
+      return users.toPublic(accounts.updateUser(req.auth, target, req.body))
     },
   )
 

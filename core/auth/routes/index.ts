@@ -1,5 +1,6 @@
 import type { onRequestAsyncHookHandler } from 'fastify'
 import type { PluginInstance } from '../../plugin-api.js'
+import type { Accounts } from '../accounts.js'
 import type { ApiKeys } from '../api-keys.js'
 import type { AuthService } from '../service.js'
 import type { Tokens } from '../tokens.js'
@@ -13,6 +14,7 @@ import type { EventBus } from '../../events.js'
 
 export interface AuthRoutesOptions {
   service: AuthService
+  accounts: Accounts
   users: Users
   apiKeys: ApiKeys
   tokens: Tokens

@@ -82,7 +82,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
   app.post(
     '/auth/change-password',
     {
-      config: { scope: 'admin', userContext: true },
+      config: { scope: 'general', userContext: true },
       schema: {
         summary: "Change the caller's password",
         description: 'Every other session of the user is signed out; the answer carries new tokens.',

@@ -6,7 +6,7 @@ import { AiSettings, AiSettingsBody, AiTestResult } from '../schemas.js'
 import type { Indexer } from '../semantic/indexer.js'
 import type { SettingsStore } from '../settings.js'
 
-/** Bring-your-own AI keys: free and pro users alike (decisions.md). */
+/** Bring-your-own AI keys: free and pro users alike (docs/api.md). */
 export async function settingsRoutes(app: PluginInstance, deps: { settings: SettingsStore; indexer: Indexer; now: () => number }) {
   const { settings, indexer } = deps
 

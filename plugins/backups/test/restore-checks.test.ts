@@ -165,7 +165,11 @@ t.test("the previous release's backup (commit 4dd342a) restores and migrates for
     ['Note 1 from 4dd342a', 'Note 2 from 4dd342a', 'Note 3 from 4dd342a'],
     'its notes are there',
   )
-  t.equal((await call(daemon.base, 'GET', '/api-keys/mine', 'clk_5bc6585a1291226d1204f0b638d139c4')).status, 200, 'its API key works')
+  t.equal(
+    (await call(daemon.base, 'GET', '/notes', 'clk_5bc6585a1291226d1204f0b638d139c4')).status,
+    200,
+    'its API key (an agent key, no maker recorded) works',
+  )
   await daemon.stop()
   const db = new Database(join(dataDir, 'hearth.db'), { readonly: true })
   const records = db.prepare("SELECT MAX(version) AS v FROM schema_migrations WHERE plugin = 'records'").get() as { v: number }

@@ -54,6 +54,8 @@ export async function networkRoutes(app: PluginInstance, s: DnsServices) {
   app.get(
     '/service-subdomain',
     {
+      // The subdomain service not configured or not answering.
+      config: { errors: ['SERVICE_UNAVAILABLE'] },
       schema: {
         summary: 'Get the subdomain the appliance holds at the subdomain service',
         tags: ['dns'],

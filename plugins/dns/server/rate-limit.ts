@@ -1,4 +1,6 @@
-import { isIPv6 } from 'node:net'
+import { addressPrefix } from '../../../lib/ip-prefix.js'
+
+const RRL_BITS = { v4: 24, v6: 56 }
 
 /**
  * Response rate limiting per source prefix (/24 for IPv4, /56 for IPv6), the defence of an
@@ -72,16 +74,5 @@ function isLoopback(address: string): boolean {
 
 /** The /24 of an IPv4 address, the /56 of an IPv6 one. */
 export function prefixOf(address: string): string {
-  if (!isIPv6(address)) return address.slice(0, address.lastIndexOf('.'))
-  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(0, address.lastIndexOf('.'))
-  const [head, tail = ''] = address.split('::')
-  const left = head ? head.split(':') : []
-  const right = tail ? tail.split(':') : []
-  const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left
-  // 56 bits: three whole groups and the high byte of the fourth.
-  const fourth = Number.parseInt(groups[3] ?? '0', 16) >> 8
-  return `${groups
-    .slice(0, 3)
-    .map((g) => Number.parseInt(g || '0', 16).toString(16))
-    .join(':')}:${fourth.toString(16)}`
+  return addressPrefix(address, RRL_BITS)
 }

@@ -15,7 +15,7 @@ import type { NameNode, ZoneIndex } from './zone-index.js'
 const OPT_LEN = 11
 /** What we advertise as our own EDNS receive size (DNS flag day 2020). */
 const OUR_UDP_SIZE = 1232
-/** Largest UDP response we send whatever the client advertises (decisions.md; DNS flag day 2020). */
+/** Largest UDP response we send whatever the client advertises (docs/api.md; DNS flag day 2020). */
 const MAX_UDP = 1232
 /** Cache slot of the minimal (UDP) ANY answer, beside the full one kept under QTYPE.ANY for TCP. */
 const MINIMAL_ANY = -2

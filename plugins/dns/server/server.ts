@@ -6,6 +6,7 @@ import { normaliseName, type ParsedZone, parseZone, replaceOwner, setSerial } fr
 import { ZoneIndex } from './zone-index.js'
 import { ResponseRateLimiter } from './rate-limit.js'
 import { truncate } from './responder.js'
+import { addressPrefix } from '../../../lib/ip-prefix.js'
 
 /**
  * Sockets and zone bookkeeping. dns2's UDPServer/TCPServer are not used: they
@@ -16,6 +17,13 @@ import { truncate } from './responder.js'
 
 const TCP_IDLE_MS = 10_000
 const TCP_MAX_CONNECTIONS = 256
+/**
+ * Connections one source may hold: an IPv4 address (a LAN host, or a whole NAT: it is still one party's
+ * router) or an IPv6 /64 (one host can take any address of its /64). An eighth of the total, so a single
+ * source that opens connections and sends nothing no longer holds every slot until the idle reap.
+ */
+const TCP_MAX_PER_SOURCE = 32
+const SOURCE_BITS = { v4: 32, v6: 64 }
 /** Answers a TCP client may leave unread before we stop reading its queries (RFC 7766 6.2.1.1). */
 const TCP_MAX_UNREAD = 64 * 1024
 const DEFAULT_RATE = 50
@@ -61,6 +69,9 @@ class AuthoritativeServer implements DnsServer {
   private udp: dgram.Socket | null = null
   private tcp: net.Server | null = null
   private readonly connections = new Set<net.Socket>()
+  /** Open TCP connections by source prefix. */
+  private readonly perSource = new Map<string, number>()
+  private tcpRefused = 0
   private port: number
   private error: string | null = null
   private queries = 0
@@ -92,6 +103,7 @@ class AuthoritativeServer implements DnsServer {
       dropped: this.dropped,
       rateLimited: this.limiter.limited,
       tcpPaused: this.tcpPaused,
+      tcpRefused: this.tcpRefused,
     }
   }
 
@@ -214,6 +226,24 @@ class AuthoritativeServer implements DnsServer {
     })
   }
 
+  /** Counts the connection against its source's share, or closes it at once when the share is taken. */
+  private admitSource(socket: net.Socket): boolean {
+    const source = addressPrefix(socket.remoteAddress ?? '', SOURCE_BITS)
+    const held = this.perSource.get(source) ?? 0
+    if (held >= (this.opts.tcpMaxPerSource ?? TCP_MAX_PER_SOURCE)) {
+      this.tcpRefused++
+      socket.destroy()
+      return false
+    }
+    this.perSource.set(source, held + 1)
+    socket.once('close', () => {
+      const left = (this.perSource.get(source) ?? 1) - 1
+      if (left > 0) this.perSource.set(source, left)
+      else this.perSource.delete(source)
+    })
+    return true
+  }
+
   /**
    * RFC 7766 framing and pipelining with backpressure: once a client leaves TCP_MAX_UNREAD bytes of
    * answers unread, the rest of what it sent waits and the socket stops reading until the answers
@@ -221,6 +251,7 @@ class AuthoritativeServer implements DnsServer {
    * that neither reads nor sends is closed by the idle time-out.
    */
   private serveTcp(socket: net.Socket): void {
+    if (!this.admitSource(socket)) return
     this.connections.add(socket)
     // The idle clock restarts only on progress (a whole query read, answers drained), never on a stray
     // byte: a client trickling a partial frame or garbage cannot hold one of the 256 connections forever.

@@ -75,6 +75,8 @@ export interface DnsServerOptions {
   log: DnsLogger
   /** A TCP connection that completes no query for this long is closed (default 10 s). */
   tcpIdleMs?: number
+  /** TCP connections one source (an IPv4 address, an IPv6 /64) may hold of the 256 (default 32). */
+  tcpMaxPerSource?: number
   /** Response rate limiting of UDP answers per source prefix (see rate-limit.ts); default 50/s, loopback exempt. */
   rateLimit?: RateLimitOptions
 }
@@ -107,6 +109,8 @@ export interface DnsServerStatus {
   rateLimited: number
   /** TCP connections paused because their client does not read its answers, since start. */
   tcpPaused: number
+  /** TCP connections closed at once because their source held its share of connections, since start. */
+  tcpRefused: number
 }
 
 export interface DnsServer {

@@ -3,7 +3,7 @@ import { invalid, type RecordBody } from './validate.js'
 
 /**
  * The six record templates. Placeholders are `{{variable}}`; the required
- * variables are those of decisions.md. Substituted records go through the
+ * variables are those of docs/api.md. Substituted records go through the
  * same validation table as records posted by hand.
  */
 export interface TemplateRecord {

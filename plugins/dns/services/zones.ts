@@ -91,7 +91,7 @@ export function zoneService(ctx: DnsContext, accounts: AccountService, hooks: Zo
   }
 
   /**
-   * decisions.md: no zone may be the parent or child of another user's zone. The server answers from
+   * docs/api.md: no zone may be the parent or child of another user's zone. The server answers from
    * the most specific zone, so a child would let its owner serve the parent's names (its glue, its
    * mail) and a parent would catch every name the child's owner does not hold.
    */

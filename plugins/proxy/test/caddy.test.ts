@@ -70,7 +70,8 @@ t.test('routes are served by a real Caddy, kept while it is down and restored af
 
   const member = await addUser(app, o.token)
   t.equal((await call('GET', '/routes', undefined, member.token)).statusCode, 200, 'any signed-in user reads routes')
-  t.equal((await call('GET', '/routes', undefined, await apiKey(app, o.token, { scope: 'agent' }))).statusCode, 200, 'agent keys too')
+  const byAgent = await call('GET', '/routes', undefined, await apiKey(app, o.token, { scope: 'agent' }))
+  t.equal(byAgent.statusCode, 403, 'agent keys do not reach the proxy')
   t.equal((await call('POST', '/routes', { domain: 'm.home.test', target }, member.token)).statusCode, 403, 'changes need an admin')
 
   t.equal((await call('PUT', `/routes/${route.id}`, { enabled: false })).json().data.enabled, false)

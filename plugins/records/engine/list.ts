@@ -31,7 +31,7 @@ interface Ranked {
 type PageKeys = Array<{ seq: number; rank?: number }>
 
 const MAX_SERIES = 5000
-/** decisions.md: a list expands at most this many occurrences per request; past that, 422. */
+/** docs/api.md: a list expands at most this many occurrences per request; past that, 422. */
 export const MAX_EXPANDED = 10_000
 
 function tooManyOccurrences(window: { from: number | null; to: number | null }): HttpError {
@@ -440,7 +440,7 @@ export class RecordLister {
   }
 }
 
-/** decisions.md: compact items drop null and empty values (false and 0 stay). */
+/** docs/api.md: compact items drop null and empty values (false and 0 stay). */
 export function dropEmpty(item: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(item)) {

@@ -14,7 +14,7 @@ import type { ExternalWrites } from './external-writes.js'
  * sequence number) need not throw a result away: a value cached with a `Maintain` function is
  * carried over to the new generation by it (a page whose query the new record does not satisfy is
  * the same page), so a client searching right after its own POST or edit is not sent back to the
- * query (issue 11: at 1,000,000 notes an unranked search's page walks the sort index past every
+ * query (at 1,000,000 notes an unranked search's page walks the sort index past every
  * newer note, 13 ms).
  */
 

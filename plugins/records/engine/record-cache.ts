@@ -1,4 +1,3 @@
-import { withJsonText } from '../../../core/plugin-api.js'
 import type { ExternalWrites } from './external-writes.js'
 import type { ApiRecord } from './types.js'
 
@@ -11,9 +10,8 @@ interface Entry {
 }
 
 /**
- * Records recently read, frozen, each with its JSON text attached (core/pre-serialized.ts), so a
- * record read again (a phone re-syncing, a list page after the first) costs neither a SQLite read
- * nor a second serialization. Exact: every write through the store drops the record's entry
+ * Records recently read, frozen, so a record read again (a phone re-syncing, a list page after the
+ * first) costs no SQLite read and no decoding of its row. Exact: every write through the store drops the record's entry
  * (records.store calls `drop`), nothing is stored while a transaction is open (a group-commit
  * batch could still roll back what it would show), and commits by other connections empty the
  * cache within a millisecond (ExternalWrites). Bounded by an estimate of the memory it holds; the
@@ -38,8 +36,6 @@ export class RecordCache {
     private readonly budgetBytes: number,
     private readonly inTransaction: () => boolean,
     private readonly external: ExternalWrites,
-    /** The record schema's response serializer: the texts are what the routes would write. */
-    private readonly serialize: (record: ApiRecord) => string,
   ) {
     external.onChange(() => this.clear())
   }
@@ -83,12 +79,11 @@ export class RecordCache {
       if (this.seenOnce.size > SEEN_ONCE_MAX) this.seenOnce.delete(this.seenOnce.values().next().value as string)
       return record
     }
-    const json = this.serialize(record)
-    const frozen = withJsonText(deepFreeze(record), json)
+    const frozen = deepFreeze(record)
     this.drop(id)
-    // The text and the object's own strings, with what V8 and the maps add: ~4 bytes per character of
-    // JSON (measured: 6,000 notes counted as 6.6 MiB at 2 bytes grew the heap by 13.2 MiB).
-    const entry: Entry = { userId, id, seq, record: frozen, bytes: json.length * 4 }
+    // The object's strings with what V8 and the maps add: counted as 3 bytes per character of its JSON
+    // (6,000 notes kept with their JSON text beside them grew the heap by 4 bytes per character).
+    const entry: Entry = { userId, id, seq, record: frozen, bytes: JSON.stringify(record).length * 3 }
     this.byId.set(entry.id, entry)
     this.bySeq.set(seq, entry)
     this.bytes += entry.bytes

@@ -149,7 +149,7 @@ function unmapped(vevent: Component): StoredProperty[] {
 
 /**
  * The alarms' actions when one is neither DISPLAY nor EMAIL (AUDIO, PROCEDURE...): reminders hold
- * notification or email only (decisions.md), so the actions are kept, in order, for the export.
+ * notification or email only (docs/api.md), so the actions are kept, in order, for the export.
  */
 export const ALARM_ACTIONS = 'X-HEARTH-ALARM-ACTIONS'
 function alarmActions(vevent: Component): StoredProperty[] {

@@ -3,7 +3,7 @@ import { untilMs } from '../resources/recurrence.js'
 import type { Recurrence } from './types.js'
 
 /**
- * RRULE text ⇄ the recurrence object of decisions.md (freq, interval, byday,
+ * RRULE text ⇄ the recurrence object of docs/api.md (freq, interval, byday,
  * bymonthday, bymonth, count, until). WKST is accepted and dropped (it only
  * matters with BYWEEKNO, which Hearth does not model); any other part would
  * change which days recur, so it fails the entry instead of being ignored.

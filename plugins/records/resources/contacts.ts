@@ -49,7 +49,7 @@ function normalizeItems(record: Record<string, unknown>): void {
   if (record.addresses) record.addresses = fill(record.addresses, Object.fromEntries(addressKeys.map((k) => [k, null])))
 }
 
-/** decisions.md: first_name + " " + last_name, trimmed. */
+/** docs/api.md: first_name + " " + last_name, trimmed. */
 export function displayNameFrom(record: Record<string, unknown>): string {
   return [record.first_name, record.last_name]
     .map((s) => (typeof s === 'string' ? s.trim() : ''))

@@ -16,7 +16,7 @@ const fields = {
   pinned: Type.Boolean(),
 }
 
-/** decisions.md: the first non-empty line, markdown heading marks removed, at most 80 characters. */
+/** docs/api.md: the first non-empty line, markdown heading marks removed, at most 80 characters. */
 export function titleFromContent(content: string): string | null {
   for (const raw of content.split('\n')) {
     const line = withoutClosingHashes(raw.replace(/^\s{0,3}#{1,6}(\s+|$)/, '')).trim()

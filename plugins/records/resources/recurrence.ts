@@ -3,7 +3,7 @@ import { StringEnum } from '../../../core/plugin-api.js'
 import { dayKey, fromWall, instantOf, parseDay, toWall, wall } from './zoned.js'
 
 /**
- * Expands an RRULE-like recurrence (decisions.md keys: freq, interval, byday,
+ * Expands an RRULE-like recurrence (docs/api.md keys: freq, interval, byday,
  * bymonthday, bymonth, count, until, and exdates) into occurrence start times,
  * in the event's own time zone (tz database) so a weekly 09:00 New York stays
  * 09:00 New York across DST changes, whatever the daemon's process TZ.

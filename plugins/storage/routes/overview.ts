@@ -7,6 +7,8 @@ export async function overviewRoutes(app: PluginInstance, { service }: { service
   app.get(
     '/status',
     {
+      // No storage driver supports this machine.
+      config: { errors: ['SERVICE_UNAVAILABLE'] },
       schema: { summary: 'Get the state of the storage', tags: ['storage'], response: { 200: Single(StorageStatus) } },
     },
     async () => service.status(),

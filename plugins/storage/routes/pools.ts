@@ -7,6 +7,7 @@ export async function poolRoutes(app: PluginInstance, { service }: { service: St
   app.get(
     '/pools',
     {
+      config: { errors: ['SERVICE_UNAVAILABLE'] },
       schema: { summary: 'List RAID pools', tags: ['storage'], response: { 200: ListOf(Pool) } },
     },
     async () => everything(await service.pools()),

@@ -109,18 +109,23 @@ t.test('login answers the auth URL while the CLI waits; logout and certificates;
   t.equal(events[0]?.userId, null, 'an instance event: admins only on the WebSocket')
 })
 
-t.test('roles: anyone signed in reads the status, actions need an admin; install runs the configured command', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-install-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const marker = join(dir, 'installed')
-  const { app, o, call } = await vpnApp(t, 'Running', { HEARTH_TAILSCALE_INSTALL_CMD: `touch,${marker}` })
-  const member = await addUser(app, o.token)
-  const agent = await apiKey(app, o.token, { scope: 'agent' })
-  t.equal((await call('GET', '/status', member.token)).statusCode, 200)
-  t.equal((await call('GET', '/status', agent)).statusCode, 200, 'agent keys read the VPN status')
-  for (const action of ['/login', '/logout', '/install', '/generate-cert'])
-    t.equal((await call('POST', action, member.token)).statusCode, 403, action)
-  const install = await call('POST', '/install')
-  t.equal(install.statusCode, 200)
-  t.ok(existsSync(marker), 'the configured command ran (argument array, no shell)')
-})
+t.test(
+  'roles: anyone signed in reads the status (agent keys do not), actions need an admin; install runs the configured command',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-install-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const marker = join(dir, 'installed')
+    const { app, o, call } = await vpnApp(t, 'Running', { HEARTH_TAILSCALE_INSTALL_CMD: `touch,${marker}` })
+    const member = await addUser(app, o.token)
+    const agent = await apiKey(app, o.token, { scope: 'agent' })
+    t.equal((await call('GET', '/status', member.token)).statusCode, 200)
+    const byAgent = await call('GET', '/status', agent)
+    t.equal(byAgent.statusCode, 403, 'agent keys do not reach the VPN')
+    t.equal(byAgent.json().error.code, 'INSUFFICIENT_SCOPE')
+    for (const action of ['/login', '/logout', '/install', '/generate-cert'])
+      t.equal((await call('POST', action, member.token)).statusCode, 403, action)
+    const install = await call('POST', '/install')
+    t.equal(install.statusCode, 200)
+    t.ok(existsSync(marker), 'the configured command ran (argument array, no shell)')
+  },
+)
