@@ -12,9 +12,10 @@
 # What a step finds set by the earlier ones: ROOT, WORK; CADDY_ADMIN (http://127.0.0.1:port),
 # CADDY_HTTP_PORT, CADDY_HTTPS_PORT and caddy_start (30); PEBBLE_DIRECTORY and PEBBLE_CA, a path inside the
 # root (35); API (Hearth's http://127.0.0.1:port/api/v1), HEARTH_HTTP_PORT, HEARTH_DNS_PORT and hearth_start
-# (40); TOKEN (an agent key, exported), NOTE_ID (50). Steps 60-69 are free for the proxy's routes through
-# Caddy; 70 upgrades and 80 purges. lib.sh: in_root, unit_start/unit_stop/unit_running/unit_user, http,
-# json, wait_http, free_port, figure, fail.
+# (40); TOKEN (an agent key, exported), NOTE_ID (50); OWNER_TOKEN, the routes' names (HTTP_NAME, ACME_NAME,
+# LAN_NAME), PEBBLE_ROOT and LOCAL_CA (files on the host), via_caddy, until_ok and proxy_health (60);
+# 65 restarts Caddy empty. Steps 61-64 and 66-69 are free; 70 upgrades and 80 purges.
+# lib.sh: in_root, unit_start/unit_stop/unit_running/unit_user, http, json, wait_http, free_port, figure, fail.
 # Settings: HEARTH_DEPLOY_MIRROR (default: this machine's Debian mirror), HEARTH_DEPLOY_ROOT_TARBALL
 # (a tarball of a debootstrapped root, instead of debootstrap: for repeated runs by hand),
 # HEARTH_DEPLOY_KEEP=1 (leave the root and its logs in place for a look after a failure).

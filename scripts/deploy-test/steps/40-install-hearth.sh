@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # `apt-get install ./hearth_<v>_<arch>.deb` resolving Depends from Debian's repositories, then the
 # daemon started as hearth.service does, on ports picked here (written to /etc/hearth/hearth.env, the
-# admin's settings file) and pointed at the Caddy above. Timed from apt-get to the first /health answer.
+# admin's settings file) and pointed at the Caddy and pebble above (pebble's CA, 0644 under /etc, is
+# read by both users; the reconciliation timer, 10 minutes, never fires within the test, so it is a
+# /health that notices a Caddy restart). Timed from apt-get to the first /health answer.
 PKG=$(basename "$DEB")
 cp "$DEB" "$ROOT/tmp/$PKG"
 figure "package: $PKG, $(du -k "$DEB" | cut -f1) KiB (installed $(dpkg-deb -f "$DEB" Installed-Size) KiB); Depends: $(dpkg-deb -f "$DEB" Depends)"
@@ -18,6 +20,9 @@ HEARTH_DNS_HOST=127.0.0.1
 HEARTH_CADDY_ADMIN=$CADDY_ADMIN
 HEARTH_PROXY_HTTP_PORT=$CADDY_HTTP_PORT
 HEARTH_PROXY_HTTPS_PORT=$CADDY_HTTPS_PORT
+HEARTH_ACME_DIRECTORY=$PEBBLE_DIRECTORY
+HEARTH_ACME_CA_ROOT=$PEBBLE_CA
+HEARTH_PROXY_RECONCILE_MS=600000
 SETTINGS
 API="http://127.0.0.1:$HEARTH_HTTP_PORT/api/v1"
 
