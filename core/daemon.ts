@@ -1,12 +1,10 @@
 import { type BuildOptions, buildApp } from './app.js'
 import { ConfigError } from './config.js'
 import { pruneRestoredAside, removeDaemonLock, writeDaemonLock } from './daemon-state.js'
-import { keepTickShape } from './tick-shape.js'
 
 /** Builds, listens, and drains on SIGTERM/SIGINT (in-flight requests finish, database closed). */
 export async function runDaemon(options: BuildOptions = {}): Promise<void> {
   let app: Awaited<ReturnType<typeof buildApp>>
-  keepTickShape()
   try {
     app = await buildApp(options)
   } catch (err) {

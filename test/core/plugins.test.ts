@@ -31,6 +31,7 @@ t.test('plugin migrations are applied once and recorded', async (t) => {
   t.same(rows, [
     { plugin: 'core', version: 1, name: 'init' },
     { plugin: 'core', version: 2, name: 'dav-scope' },
+    { plugin: 'core', version: 3, name: 'key-maker' },
     { plugin: 'hello', version: 1, name: 'init' },
   ])
 })
