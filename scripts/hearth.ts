@@ -15,6 +15,7 @@ import { doctor } from './cli/doctor/index.js'
 import { keys } from './cli/keys.js'
 import { mcp } from './cli/mcp.js'
 import { migrate } from './cli/migrate.js'
+import { offsite } from './cli/offsite/index.js'
 import { closePrompts } from './cli/prompt.js'
 import { restore } from './cli/restore.js'
 import { setup } from './cli/setup.js'
@@ -26,7 +27,7 @@ const root: Command = {
   name: 'hearth',
   summary: 'Administer a Hearth installation (the data folder is HEARTH_DATA_DIR).',
   usage: 'hearth COMMAND [SUBCOMMAND] [OPTIONS]',
-  subcommands: [setup, users, keys, backup, restore, doctor, config, migrate, mcp],
+  subcommands: [setup, users, keys, backup, restore, offsite, doctor, config, migrate, mcp],
   help: `While the daemon runs (it writes <data>/hearth.pid), commands that change data go through
 its API with the system token; otherwise they work on the database directly.
 

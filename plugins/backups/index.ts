@@ -5,6 +5,7 @@ import { definePlugin, everything, ListOf } from '../../core/plugin-api.js'
 import { MIN_SCHEDULE_MINUTES, scheduleMessage, scheduleProblem } from '../../lib/cron.js'
 import { createBackup } from './archive.js'
 import { BackupsConfig } from './config.js'
+import type { BackupsService } from './public.js'
 import { applyRetention, listScheduled, scheduledName } from './schedule.js'
 
 const Backup = Type.Object({
@@ -30,6 +31,7 @@ export default definePlugin(
   },
   async (app, api) => {
     const dir = api.config.dir || join(api.dataDir, 'backups')
+    api.services.provide<BackupsService>({ dir, list: () => listScheduled(dir) })
 
     const problem = api.config.cron ? scheduleProblem(api.config.cron) : null
     if (problem) throw new Error(`HEARTH_BACKUP_CRON: "${api.config.cron}" ${scheduleMessage(problem)}`)

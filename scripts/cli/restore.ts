@@ -10,7 +10,7 @@ import { fdHolders } from './proc.js'
 import { createProgress } from './progress.js'
 
 /** Processes other than this one with the database (or its WAL) open: a daemon without a lock, another tool. */
-function databaseHolders(dataDir: string): string[] {
+export function databaseHolders(dataDir: string): string[] {
   const db = databasePath(dataDir)
   const holders = fdHolders((link) => link === db || link === `${db}-wal`).filter((h) => h.pid !== process.pid)
   return [...new Set(holders.map((h) => `${h.command ?? '?'} (pid ${h.pid})`))]

@@ -21,10 +21,10 @@ const MAX_JSON = 32 * 1024 * 1024
 
 function createRestic(ctx: DriverContext): OffsiteDriver {
   const s = ctx.settings as unknown as ResticSettings
-  if (!s.repository) throw new OffsiteError('no repository is configured (HEARTH_OFFSITE_REPOSITORY)', 'failed')
-  if (!s.password) throw new OffsiteError('no repository password (HEARTH_OFFSITE_PASSWORD)', 'failed')
   const knownHosts = join(dirname(s.keyFile), 'known_hosts')
   const global = (): string[] => {
+    if (!s.repository) throw new OffsiteError('no repository is configured (HEARTH_OFFSITE_REPOSITORY)', 'failed')
+    if (!s.password) throw new OffsiteError('no repository password (HEARTH_OFFSITE_PASSWORD)', 'failed')
     const args = ['--repo', s.repository, '--cache-dir', s.cacheDir]
     const sftp = sftpTarget(s.repository)
     if (sftp) {
@@ -80,7 +80,9 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
     async forget(keep, { tag }, call) {
       const rules = Object.entries(keep).flatMap(([period, n]) => [`--keep-${period}`, String(n)])
       if (!rules.length) return { removed: 0 }
-      const exit = await ok('forget', ['forget', '--json', '--prune', '--tag', tag, '--group-by', 'host', ...rules], call, { collect: MAX_JSON })
+      const exit = await ok('forget', ['forget', '--json', '--prune', '--tag', tag, '--group-by', 'host', ...rules], call, {
+        collect: MAX_JSON,
+      })
       return { removed: countRemoved(exit.stdout) }
     },
 
@@ -113,9 +115,12 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
         mkdirSync(dirname(s.keyFile), { recursive: true, mode: 0o700 })
         let res
         try {
-          res = await ctx.run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'hearth-offsite', '-f', s.keyFile], { timeoutMs: 30_000 })
+          res = await ctx.run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'hearth-offsite', '-f', s.keyFile], {
+            timeoutMs: 30_000,
+          })
         } catch (err) {
-          if (err instanceof ToolMissingError) throw new OffsiteError('ssh-keygen is not installed (Debian: apt install openssh-client)', 'missing-tool')
+          if (err instanceof ToolMissingError)
+            throw new OffsiteError('ssh-keygen is not installed (Debian: apt install openssh-client)', 'missing-tool')
           throw err
         }
         if (res.code !== 0) throw new OffsiteError(`ssh-keygen failed: ${res.stderr.trim().split('\n').pop() ?? `exit ${res.code}`}`)
