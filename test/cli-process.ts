@@ -72,14 +72,20 @@ export async function startDaemon(
   dataDir: string,
   env: Record<string, string> = {},
   as: { uid: number; gid: number } | null = null,
+  /** Everything the daemon writes (its log lines), for tests that read them. */
+  onOutput?: (text: string) => void,
 ): Promise<Daemon> {
   const child = spawn(process.execPath, [DAEMON], {
     env: { ...process.env, ...quietEnv(dataDir), HEARTH_PORT: '0', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', onOutput ? 'pipe' : 'ignore', 'pipe'],
     ...(as ? { uid: as.uid, gid: as.gid } : {}),
   })
   let stderr = ''
   child.stderr?.on('data', (c) => (stderr = (stderr + c).slice(-8000)))
+  if (onOutput) {
+    child.stdout?.on('data', (c: Buffer) => onOutput(c.toString()))
+    child.stderr?.on('data', (c: Buffer) => onOutput(c.toString()))
+  }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')

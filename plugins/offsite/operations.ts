@@ -97,7 +97,7 @@ export function createOperations(deps: OperationsDeps) {
       await deps.withDriver(async (d) => {
         const latest = (await d.snapshots({ tag: 'hearth' }, call('drill'))).at(-1)
         if (!latest) throw new Error('the repository holds no Hearth snapshot yet: run one first')
-        snapshotId = latest.id
+        snapshotId = latest.short_id
         mkdirSync(dir, { recursive: true, mode: 0o700 })
         target = mkdtempSync(join(dir, 'drill-'))
         await d.restore(latest.id, target, call('drill'))

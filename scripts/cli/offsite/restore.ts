@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { BackupRefused, installRestored, MANIFEST_ENTRY } from '../../../plugins/backups/public.js'
 import { verifyRestoredCopy } from '../../../plugins/offsite/verify-copy.js'
@@ -24,7 +25,12 @@ HEARTH_OFFSITE_REPOSITORY and HEARTH_OFFSITE_PASSWORD from the emergency kit.`,
     if (lock) throw new CliError(`the daemon is running (pid ${lock.pid}); stop it first`, EXIT.DAEMON)
     const holders = databaseHolders(ctx.config.dataDir)
     if (holders.length) throw new CliError(`the database is open in ${holders.join(', ')}; stop it first`, EXIT.DAEMON)
-    const setup = await offsiteSetup(ctx, { generatePassword: false })
+    // restic's cache must not appear in a data folder that does not exist yet (a new box): it goes in a temporary folder.
+    const cacheDir = mkdtempSync(join(tmpdir(), 'hearth-restic-cache-'))
+    const setup = await offsiteSetup(ctx, { generatePassword: false, cacheDir }).catch((err: unknown) => {
+      rmSync(cacheDir, { recursive: true, force: true })
+      throw err
+    })
     const snapshot = args.positionals[0] ?? 'latest'
     const dataDir = ctx.config.dataDir.replace(/\/+$/, '')
     mkdirSync(dirname(dataDir), { recursive: true })
@@ -61,6 +67,7 @@ HEARTH_OFFSITE_REPOSITORY and HEARTH_OFFSITE_PASSWORD from the emergency kit.`,
       throw err
     } finally {
       rmSync(staging, { recursive: true, force: true })
+      rmSync(cacheDir, { recursive: true, force: true })
     }
   },
 }

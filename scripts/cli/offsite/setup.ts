@@ -33,7 +33,7 @@ export interface OffsiteSetup {
  * SQLite's online backup). `generatePassword`: a run or the kit may create the password; a restore
  * on a new box must be given the kit's.
  */
-export async function offsiteSetup(ctx: Context, opts: { generatePassword: boolean }): Promise<OffsiteSetup> {
+export async function offsiteSetup(ctx: Context, opts: { generatePassword: boolean; cacheDir?: string }): Promise<OffsiteSetup> {
   const cfg = readSlice(OffsiteConfig, ctx.sources, 'offsite')
   if (!cfg.repository)
     throw new CliError('no off-site repository: set HEARTH_OFFSITE_REPOSITORY (in <data>/hearth.env or the environment)', EXIT.CONFIG)
@@ -54,7 +54,7 @@ export async function offsiteSetup(ctx: Context, opts: { generatePassword: boole
     log: silent,
     dataDir,
     now: Date.now,
-    settings: { bin: cfg.bin, repository: cfg.repository, password, keyFile: paths.keyFile, cacheDir: paths.cacheDir },
+    settings: { bin: cfg.bin, repository: cfg.repository, password, keyFile: paths.keyFile, cacheDir: opts.cacheDir ?? paths.cacheDir },
   })
   const store = createStatusStore(paths.status)
   let bar: Progress | null = null
