@@ -175,7 +175,7 @@ export async function offsiteCycle(t: Test, target: OffsiteTarget): Promise<void
   mkdirSync(victim)
   writeFileSync(join(victim, 'keep.txt'), 'untouched')
   const refused = await cli(['offsite', 'restore'], { ...freshEnv, ...quietEnv(victim) })
-  t.not(refused.code, 0, `a damaged snapshot is not restored: ${refused.stderr.trim()}`)
+  t.equal(refused.code, 4, `a damaged snapshot is refused: ${refused.stderr.trim()}`)
   t.same(readdirSync(victim), ['keep.txt'], 'the data folder is untouched')
   t.notOk(
     readdirSync(root).some((n) => n.startsWith('victim.') || n.startsWith('.victim.')),

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+import { OffsiteError } from '../../../drivers/offsite/driver.js'
 import { BackupRefused, installRestored, MANIFEST_ENTRY } from '../../../plugins/backups/public.js'
 import { verifyRestoredCopy } from '../../../plugins/offsite/verify-copy.js'
 import { type Command, CliError, EXIT } from '../command.js'
@@ -64,6 +65,8 @@ HEARTH_OFFSITE_REPOSITORY and HEARTH_OFFSITE_PASSWORD from the emergency kit.`,
     } catch (err) {
       bar.done('failed')
       if (err instanceof BackupRefused) throw new CliError(`snapshot refused: ${err.message}`, EXIT.REFUSED)
+      // The repository answered but the snapshot's data did not decrypt or verify: damaged, like a bad checksum.
+      if (err instanceof OffsiteError && err.kind === 'failed') throw new CliError(`snapshot refused: ${err.message}`, EXIT.REFUSED)
       throw err
     } finally {
       rmSync(staging, { recursive: true, force: true })
