@@ -170,6 +170,10 @@ export async function offsiteCycle(t: Test, target: OffsiteTarget): Promise<void
   t.equal(damaged.drill.ok, false)
   t.equal(damaged.score, 1, 'the off-site copy no longer counts')
   t.match(damaged.advice, /damaged/)
+  const doctor = await cli(['doctor', '--json'], env)
+  const findings = JSON.parse(doctor.stdout) as Array<{ check: string; status: string }>
+  t.match(findings.find((f) => f.check === 'off-site check'), { status: 'fail' }, 'hearth doctor reports the failed check')
+  t.match(findings.find((f) => f.check === 'off-site run'), { status: 'ok' })
 
   const victim = join(root, 'victim')
   mkdirSync(victim)

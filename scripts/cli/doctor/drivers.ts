@@ -9,6 +9,7 @@ import caddy from '../../../drivers/proxy/caddy/index.js'
 import linuxBasic from '../../../drivers/storage/linux-basic/index.js'
 import mdadm from '../../../drivers/storage/mdadm/index.js'
 import tailscale from '../../../drivers/vpn/tailscale/index.js'
+import restic from '../../../drivers/offsite/restic/index.js'
 import { NetworkConfig } from '../../../plugins/network/config.js'
 import { ProxyConfig } from '../../../plugins/proxy/config.js'
 import { StorageConfig } from '../../../plugins/storage/config.js'
@@ -21,6 +22,7 @@ const FIX: Record<string, string> = {
   network: 'install iproute2 (ip)',
   proxy: 'install Caddy and start it (its admin API at HEARTH_CADDY_ADMIN)',
   vpn: 'install Tailscale (HEARTH_TAILSCALE_BIN names the CLI)',
+  offsite: 'install restic (apt install restic; HEARTH_RESTIC_BIN names another)',
 }
 
 /**
@@ -31,7 +33,7 @@ const FIX: Record<string, string> = {
 export async function driverFindings(sources: ConfigSources, dataDir: string): Promise<Finding[]> {
   const silent = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, child: () => silent } as never
   const hal = createHal({ events: createEventBus(() => {}), log: silent, dataDir, run: runCommand, now: Date.now })
-  const modules: DriverModule<DriverInstance>[] = [linuxBasic, mdadm, ...firewallDrivers, linuxNetwork, caddy, tailscale]
+  const modules: DriverModule<DriverInstance>[] = [linuxBasic, mdadm, ...firewallDrivers, linuxNetwork, caddy, tailscale, restic]
   for (const m of modules) hal.register(m as DriverModule<DriverInstance>)
   const storage = readSlice(StorageConfig, sources, 'storage')
   const proxy = readSlice(ProxyConfig, sources, 'proxy')
@@ -47,6 +49,7 @@ export async function driverFindings(sources: ConfigSources, dataDir: string): P
     acmeCaRoot: proxy.acmeCaRoot,
   })
   hal.configure('vpn', { bin: sources.HEARTH_TAILSCALE_BIN || 'tailscale', installCommand: [] })
+  hal.configure('offsite', { bin: sources.HEARTH_RESTIC_BIN || 'restic' })
   const findings: Finding[] = []
   try {
     for (const kind of hal.kinds()) {

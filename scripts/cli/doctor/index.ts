@@ -9,6 +9,7 @@ import { clockFindings } from './clock.js'
 import { driverFindings } from './drivers.js'
 import type { Finding } from './finding.js'
 import { fileFindings } from './files.js'
+import { offsiteFindings } from './offsite.js'
 import { type PortCheck, portFindings } from './ports.js'
 import { toolFindings } from './tools.js'
 
@@ -77,6 +78,7 @@ export async function runDoctor(ctx: Context): Promise<Finding[]> {
     ...(await guarded('drivers', () => driverFindings(sources, config.dataDir))),
     ...(await guarded('caddy admin', async () => [await caddyFinding(proxy.caddyAdmin)])),
     ...(await guarded('clock', () => clockFindings(config.dataDir))),
+    ...(await guarded('off-site', () => offsiteFindings(sources, config.dataDir))),
   ]
 }
 
@@ -89,10 +91,11 @@ export const doctor: Command = {
   help: `The settings checked are the daemon's: the running daemon's environment (read from /proc), else
 the hearth unit's Environment= and EnvironmentFile= (with its drop-ins), else this shell's; each
 with <data>/hearth.env under them. The first line says which.
-Checks: every driver's probe (storage, firewall, network, proxy, vpn) as the daemon would run
+Checks: every driver's probe (storage, firewall, network, proxy, vpn, offsite) as the daemon would run
 it; ports (DNS 53 udp+tcp, HTTP 80, HTTPS 443, the API 7200, or as configured): free or who holds
 them; the data folder and hearth.env (must be 0600); the tools caddy, smartctl, mdadm, nft,
-tailscale; Caddy's admin API; the clock.
+tailscale; Caddy's admin API; the clock; off-site protection (the last run, check and
+drill, and whether the emergency kit was printed).
 Exit 1 when a check fails (with --strict, when one warns too).
 --json    the findings as JSON: [{ check, status: ok|warn|fail, message, fix }]`,
   options: { json: { type: 'boolean' }, strict: { type: 'boolean' } },
