@@ -1,5 +1,4 @@
 import { definePlugin, Single } from '../../core/plugin-api.js'
-import type { OffsiteDriver } from '../../drivers/offsite/driver.js'
 import restic from '../../drivers/offsite/restic/index.js'
 import { MIN_SCHEDULE_MINUTES, scheduleMessage, scheduleProblem } from '../../lib/cron.js'
 import { type BackupsService, schemaVersions } from '../backups/public.js'
@@ -46,7 +45,7 @@ export default definePlugin(
     const abort = new AbortController()
     const runner = createRunner(
       createOperations({
-        withDriver: (fn) => api.hal.with<OffsiteDriver, ReturnType<typeof fn> extends Promise<infer R> ? R : never>('offsite', fn),
+        withDriver: (fn) => api.hal.with('offsite', fn),
         db: api.db,
         dataDir: api.dataDir,
         version: api.coreVersion,

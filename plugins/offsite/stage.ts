@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { DB_ENTRY, ENV_ENTRY, MANIFEST_ENTRY, onlineBackup, schemaVersions } from '../backups/public.js'
 import { type OffsiteManifest, rowCounts } from './manifest.js'
 import { offsitePaths } from './paths.js'
+import { takeRunLock } from './run-lock.js'
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256')
@@ -46,9 +47,16 @@ export interface Staged {
 export async function stageSnapshot(db: Database.Database, dataDir: string, version: string): Promise<Staged> {
   const p = offsitePaths(dataDir)
   const dir = join(dataDir, p.copyName)
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { mode: 0o700 })
+  mkdirSync(p.dir, { recursive: true, mode: 0o700 })
+  const unlock = takeRunLock(join(p.dir, 'run.lock'))
+  const remove = () => {
+    rmSync(dir, { recursive: true, force: true })
+    unlock()
+  }
   try {
+    // A copy left by a run that was killed goes first.
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(dir, { mode: 0o700 })
     const dbCopy = join(dir, DB_ENTRY)
     await onlineBackup(db, dbCopy)
     const copy = new Database(dbCopy)
@@ -83,10 +91,10 @@ export async function stageSnapshot(db: Database.Database, dataDir: string, vers
     return {
       paths: photos ? [p.copyName, p.photosName] : [p.copyName],
       manifest,
-      remove: () => rmSync(dir, { recursive: true, force: true }),
+      remove,
     }
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true })
+    remove()
     throw err
   }
 }

@@ -172,19 +172,22 @@ export async function offsiteCycle(t: Test, target: OffsiteTarget): Promise<void
   t.match(damaged.advice, /damaged/)
   const doctor = await cli(['doctor', '--json'], env)
   const findings = JSON.parse(doctor.stdout) as Array<{ check: string; status: string }>
-  t.match(findings.find((f) => f.check === 'off-site check'), { status: 'fail' }, 'hearth doctor reports the failed check')
-  t.match(findings.find((f) => f.check === 'off-site run'), { status: 'ok' })
-
-  const victim = join(root, 'victim')
-  mkdirSync(victim)
-  writeFileSync(join(victim, 'keep.txt'), 'untouched')
-  const refused = await cli(['offsite', 'restore'], { ...freshEnv, ...quietEnv(victim) })
-  t.equal(refused.code, 4, `a damaged snapshot is refused: ${refused.stderr.trim()}`)
-  t.same(readdirSync(victim), ['keep.txt'], 'the data folder is untouched')
-  t.notOk(
-    readdirSync(root).some((n) => n.startsWith('victim.') || n.startsWith('.victim.')),
-    'nothing left beside it',
+  t.match(
+    findings.find((f) => f.check === 'off-site check'),
+    { status: 'fail' },
+    'hearth doctor reports the failed check',
   )
+  t.match(
+    findings.find((f) => f.check === 'off-site run'),
+    { status: 'ok' },
+  )
+
+  // The restored box's folder is the victim: a refused restore leaves it as it was, and nothing beside it.
+  const listing = () => [readdirSync(fresh).sort(), readdirSync(root).sort(), readFileSync(join(fresh, 'hearth.db'))]
+  const untouched = listing()
+  const refused = await cli(['offsite', 'restore'], freshEnv)
+  t.equal(refused.code, 4, `a damaged snapshot is refused: ${refused.stderr.trim()}`)
+  t.same(listing(), untouched, 'the data folder is untouched and nothing is left beside it')
 
   await daemon.stop()
   t.notOk(
