@@ -36,6 +36,18 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
   const restic = (args: string[], call: OffsiteCall = {}, extra: { cwd?: string; onLine?: (l: string) => void; collect?: number } = {}) =>
     runRestic({ bin: s.bin, args: [...global(), ...args], password: s.password, signal: call.signal, ...extra })
 
+  /**
+   * Runs a command needing the repository's exclusive lock (check, prune). A lock left by a restic
+   * that was killed (its daemon killed mid-run) blocks it: then `unlock`, which removes only stale
+   * locks (their process gone from this host, or older than 30 minutes), and one more try.
+   */
+  const unlockingRetry = async (args: string[], call?: OffsiteCall, extra?: Parameters<typeof restic>[2]) => {
+    const exit = await restic(args, call, extra)
+    if (exit.code === 0 || !exit.tail.some((l) => /already locked|unlock. command can be used/i.test(l))) return exit
+    await restic(['unlock'], call)
+    return restic(args, call, extra)
+  }
+
   const ok = async (what: string, args: string[], call?: OffsiteCall, extra?: Parameters<typeof restic>[2]) => {
     const exit = await restic(args, call, extra)
     if (exit.code !== 0) throw failure(what, exit)
@@ -80,9 +92,9 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
     async forget(keep, { tag }, call) {
       const rules = Object.entries(keep).flatMap(([period, n]) => [`--keep-${period}`, String(n)])
       if (!rules.length) return { removed: 0 }
-      const exit = await ok('forget', ['forget', '--json', '--prune', '--tag', tag, '--group-by', 'host', ...rules], call, {
-        collect: MAX_JSON,
-      })
+      const args = ['forget', '--json', '--prune', '--tag', tag, '--group-by', 'host', ...rules]
+      const exit = await unlockingRetry(args, call, { collect: MAX_JSON })
+      if (exit.code !== 0) throw failure('forget', exit)
       return { removed: countRemoved(exit.stdout) }
     },
 
@@ -91,7 +103,7 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
       if (readDataPercent >= 100) args.push('--read-data')
       else if (readDataPercent > 0) args.push(`--read-data-subset=${readDataPercent}%`)
       call?.onProgress?.({ operation: 'check', fraction: 0, bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0 })
-      const exit = await restic(args, call)
+      const exit = await unlockingRetry(args, call)
       call?.onProgress?.({ operation: 'check', fraction: 1, bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0 })
       if (exit.code === 0) return { ok: true, errors: [] }
       const f = failure('check', exit)
