@@ -47,7 +47,7 @@ export async function onlineBackup(db: Database.Database, file: string, onProgre
   onProgress?.({ phase: 'database', done: result.totalPages, total: result.totalPages })
 }
 
-async function sha256File(file: string): Promise<string> {
+export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256')
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
   return hash.digest('hex')

@@ -3,7 +3,7 @@
  * manifest's schema versions, the checks a restore makes before touching the data folder, putting a
  * verified copy in place, and the scheduled local backups.
  */
-export { onlineBackup } from './archive.js'
+export { onlineBackup, sha256File } from './archive.js'
 export { BackupsConfig } from './config.js'
 export { BackupRefused, verifyUnpacked } from './extract.js'
 export { type BackupManifest, DB_ENTRY, ENV_ENTRY, MANIFEST_ENTRY, schemaVersions } from './manifest.js'

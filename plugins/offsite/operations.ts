@@ -91,19 +91,18 @@ export function createOperations(deps: OperationsDeps) {
   async function drill(): Promise<OperationResult> {
     const at = iso()
     const dir = offsitePaths(deps.dataDir).dir
-    let target: string | null = null
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const target = mkdtempSync(join(dir, 'drill-'))
     let snapshotId: string | null = null
     try {
       await deps.withDriver(async (d) => {
         const latest = (await d.snapshots({ tag: 'hearth' }, call('drill'))).at(-1)
         if (!latest) throw new Error('the repository holds no Hearth snapshot yet: run one first')
         snapshotId = latest.short_id
-        mkdirSync(dir, { recursive: true, mode: 0o700 })
-        target = mkdtempSync(join(dir, 'drill-'))
         await d.restore(latest.id, target, call('drill'))
       })
       deps.onProgress?.('drill', { stage: 'verify' })
-      const copy = join(target as unknown as string, offsitePaths(deps.dataDir).copyName)
+      const copy = join(target, offsitePaths(deps.dataDir).copyName)
       if (!existsSync(copy)) throw new Error('the snapshot holds no database copy')
       await verifyRestoredCopy(copy, await deps.known())
       deps.store.record('drill', { last_at: at, ok: true, error: null, snapshot_id: snapshotId })
@@ -112,7 +111,7 @@ export function createOperations(deps: OperationsDeps) {
       deps.store.record('drill', { last_at: at, ok: false, error: clean(err), snapshot_id: snapshotId })
       return { ok: false, error: clean(err), snapshot_id: snapshotId }
     } finally {
-      if (target) rmSync(target, { recursive: true, force: true })
+      rmSync(target, { recursive: true, force: true })
     }
   }
 

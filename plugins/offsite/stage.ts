@@ -1,17 +1,10 @@
-import { createHash } from 'node:crypto'
-import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { DB_ENTRY, ENV_ENTRY, MANIFEST_ENTRY, onlineBackup, schemaVersions } from '../backups/public.js'
+import { DB_ENTRY, ENV_ENTRY, MANIFEST_ENTRY, onlineBackup, schemaVersions, sha256File } from '../backups/public.js'
 import { type OffsiteManifest, rowCounts } from './manifest.js'
 import { offsitePaths } from './paths.js'
 import { takeRunLock } from './run-lock.js'
-
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256')
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
-  return hash.digest('hex')
-}
 
 /** Files and bytes of a folder tree (symbolic links not followed). */
 function folderSize(dir: string): { files: number; bytes: number } {

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { BackupRefused, DB_ENTRY, ENV_ENTRY, MANIFEST_ENTRY, verifyUnpacked } from '../backups/public.js'
+import { BackupRefused, DB_ENTRY, ENV_ENTRY, MANIFEST_ENTRY, sha256File, verifyUnpacked } from '../backups/public.js'
 import { type OffsiteManifest, rowCounts, rowDifferences } from './manifest.js'
-import { sha256File } from './stage.js'
 
 export interface VerifiedCopy {
   manifest: OffsiteManifest
