@@ -17,8 +17,6 @@ export interface AccessClaims {
   role: Role
   iat: number
   exp: number
-  /** The session (refresh-token family) the token was issued in; absent from tokens issued before sessions were listed. */
-  sid?: string
 }
 
 /** The client a session was issued to, as the sessions list shows it. */
@@ -51,14 +49,15 @@ export type RefreshOutcome =
 export function createTokens(db: Db, secret: string) {
   const key = new TextEncoder().encode(secret)
   const q = preparedOnUse(db, {
-    insert: `INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at, client, address)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    insert: `INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at, client, address, access_hash)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     find: 'SELECT * FROM refresh_tokens WHERE token_hash = ?',
     markUsed: 'UPDATE refresh_tokens SET used_at = ? WHERE id = ? AND used_at IS NULL',
     revokeFamily: 'UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL',
     revokeUser: 'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL',
     purge: 'DELETE FROM refresh_tokens WHERE expires_at < ?',
-    familyLive: 'SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL LIMIT 1',
+    // Revoking a session marks every row of its family: the row its access token was issued with included.
+    byAccess: 'SELECT family_id, revoked_at FROM refresh_tokens WHERE access_hash = ?',
     revokeOthers: 'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND family_id != ? AND revoked_at IS NULL',
     revokeOwnFamily: 'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND family_id = ? AND revoked_at IS NULL',
     // A session is a family with a token still usable; its client is the one that used it last.
@@ -72,28 +71,41 @@ export function createTokens(db: Db, secret: string) {
 
   const nowS = () => Math.floor(Date.now() / 1000)
 
-  const issueRefresh = (userId: string, familyId: string, client: ClientInfo): string => {
+  const issueRefresh = (userId: string, familyId: string, client: ClientInfo, accessToken: string): string => {
     const token = randomToken('hrt_')
     const userAgent = client.userAgent ? client.userAgent.slice(0, 200) : null
-    q.insert.run(randomUUID(), userId, familyId, sha256(token), nowS() + REFRESH_TTL_S, nowS(), userAgent, client.address ?? null)
+    const row = [randomUUID(), userId, familyId, sha256(token), nowS() + REFRESH_TTL_S, nowS(), userAgent, client.address ?? null]
+    q.insert.run(...row, sha256(accessToken))
     return token
   }
 
-  const signAccess = async (user: { id: string; email: string; role: Role }, sid: string, iat = Date.now() / 1000) =>
+  const signAccess = async (user: { id: string; email: string; role: Role }, iat = Date.now() / 1000) =>
     // iat keeps millisecond precision (RFC 7519 allows non-integer NumericDate) so a
     // password change revokes tokens issued even in the same second, but not the new session's.
-    new (await loadJose()).SignJWT({ email: user.email, role: user.role, iat, sid })
+    new (await loadJose()).SignJWT({ email: user.email, role: user.role, iat })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setExpirationTime(iat + ACCESS_TTL_S)
       .sign(key)
 
   return {
-    async issue(user: { id: string; email: string; role: Role }, familyId: string = randomUUID(), client: ClientInfo = {}): Promise<TokenPair> {
-      return { accessToken: await signAccess(user, familyId), refreshToken: issueRefresh(user.id, familyId, client) }
+    async issue(
+      user: { id: string; email: string; role: Role },
+      familyId: string = randomUUID(),
+      client: ClientInfo = {},
+    ): Promise<TokenPair> {
+      const accessToken = await signAccess(user)
+      return { accessToken, refreshToken: issueRefresh(user.id, familyId, client, accessToken) }
     },
-    /** Whether a session has not been signed out (logout, revocation, password change): its access tokens stop with it. */
-    sessionLive: (familyId: string): boolean => q.familyLive.get(familyId) !== undefined,
+    /**
+     * The session an access token (by its SHA-256, hex) was issued in, and whether it was signed out
+     * since (logout, revocation, reuse, a password change): its access tokens stop with it. Undefined for
+     * tokens issued before sessions were recorded.
+     */
+    sessionOf(accessDigest: string): { id: string; ended: boolean } | undefined {
+      const row = q.byAccess.get(accessDigest) as { family_id: string; revoked_at: number | null } | undefined
+      return row && { id: row.family_id, ended: row.revoked_at !== null }
+    },
     /** The user's sessions still able to refresh, the most recently used first. */
     sessions: (userId: string): SessionRow[] => q.sessions.all(userId, nowS()) as SessionRow[],
     /** Signs one of the user's sessions out; false when it is not theirs or already ended. */
@@ -107,7 +119,6 @@ export function createTokens(db: Db, secret: string) {
       try {
         const { payload } = await (await loadJose()).jwtVerify(token, key, { algorithms: ['HS256'] })
         if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null
-        if (payload.sid !== undefined && typeof payload.sid !== 'string') return null
         return payload as unknown as AccessClaims
       } catch {
         return null

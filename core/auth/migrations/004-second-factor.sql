@@ -18,6 +18,10 @@ CREATE TABLE recovery_codes (
 );
 CREATE INDEX recovery_codes_user ON recovery_codes(user_id);
 
--- Sessions: which client a refresh-token family was issued to (its User-Agent and address).
+-- Sessions: which client a refresh-token family was issued to (its User-Agent and address), and the
+-- SHA-256 of the access token issued with each refresh token, so a session signed out ends its access
+-- tokens too (the token itself carries only sub, email, role, iat, exp).
 ALTER TABLE refresh_tokens ADD COLUMN client TEXT;
 ALTER TABLE refresh_tokens ADD COLUMN address TEXT;
+ALTER TABLE refresh_tokens ADD COLUMN access_hash TEXT;
+CREATE INDEX refresh_tokens_access ON refresh_tokens(access_hash);
