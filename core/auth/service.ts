@@ -119,8 +119,11 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** A new password: every session of the user ends (access tokens included); the answer is the caller's new session. */
-    async changePassword(userId: string, current: string, next: string, client: ClientInfo = {}) {
+    async changePassword(userId: string, current: string, next: string, client: ClientInfo & { signedIn?: boolean } = {}) {
       const user = users.get(userId)
+      // The answer is a new session: past a second factor only for a caller already signed in as the user.
+      if (user && !client.signedIn && deps.secondFactor.enabled(userId))
+        throw new HttpError('FORBIDDEN', 'With two-factor sign-in on, the password is changed from a signed-in session')
       if (!user || !(await verifyPassword(current, user.password_hash))) {
         throw new HttpError('VALIDATION_ERROR', 'Current password is wrong', { field: 'current_password', constraint: 'match' })
       }

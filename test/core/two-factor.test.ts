@@ -192,3 +192,29 @@ t.test('the API refuses 2FA management to credentials that are not the user', as
   t.equal(agent.statusCode, 403)
   t.equal(agent.json().error.code, 'INSUFFICIENT_SCOPE')
 })
+
+t.test('every path to tokens honours the second factor: password change, refresh of older sessions', async (t) => {
+  const b = await bench(t)
+  const before = (await b.login()).json().data
+  const { secret } = await turnOn(b)
+  t.equal(
+    (await b.post('/auth/refresh', { refresh_token: before.refreshToken })).statusCode,
+    401,
+    'a session from before 2FA cannot refresh',
+  )
+  t.equal(
+    (await b.app.inject({ method: 'GET', url: '/api/v1/auth/sessions', headers: auth(before.accessToken) })).statusCode,
+    401,
+    'nor use its access token',
+  )
+
+  const change = { current_password: b.o.password, new_password: 'a newer password 3' }
+  const bySystem = await b.post('/auth/password', change, b.app.systemToken)
+  t.equal(bySystem.statusCode, 403, 'the system token cannot turn a password into a session past the second factor')
+  const bySession = await b.post('/auth/password', change, b.o.token)
+  t.equal(bySession.statusCode, 200, bySession.body)
+  const login = await b.post('/auth/login', { email: b.o.email, password: change.new_password })
+  t.equal(login.json().data.mfa_required, true, 'a password change leaves 2FA on')
+  b.clock.now += STEP
+  t.equal((await b.post('/auth/login/mfa', { mfa_token: login.json().data.mfa_token, code: appCode(secret, b.clock.now) })).statusCode, 200)
+})

@@ -7,6 +7,7 @@ import type { TwoFactor } from '../two-factor.js'
 import type { AuthService } from '../service.js'
 import type { Tokens } from '../tokens.js'
 import type { Users } from '../users.js'
+import { addDeviceRoutes } from './add-device.js'
 import { adminUserRoutes } from './admin-users.js'
 import { apiKeyRoutes } from './api-keys.js'
 import { deviceRoutes } from './devices.js'
@@ -33,6 +34,7 @@ export async function authRoutes(app: PluginInstance, opts: AuthRoutesOptions) {
   await sessionRoutes(app, opts)
   await twoFactorRoutes(app, opts)
   await deviceRoutes(app, opts)
+  await addDeviceRoutes(app, opts)
   await recoveryRoutes(app, opts)
   await apiKeyRoutes(app, opts)
   await adminUserRoutes(app, opts)

@@ -103,15 +103,20 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
     app.post(
       url,
       {
-        config: { scope: 'general', userContext: true },
+        config: { scope: 'general', userContext: true, errors: ['FORBIDDEN'] },
         schema: {
           summary,
-          description: 'Every other session of the user is signed out; the answer carries new tokens.',
+          description:
+            'Every other session of the user is signed out; the answer carries new tokens. With two-factor sign-in on, only a signed-in session of the user may (403 for keys and the system token): the answer would otherwise be a session that skipped the second factor.',
           body: ChangePasswordBody,
           response: { 200: Single(Session) },
         },
       },
-      async (req) => service.changePassword(req.userId, req.body.current_password, req.body.new_password, clientInfo(req)),
+      async (req) =>
+        service.changePassword(req.userId, req.body.current_password, req.body.new_password, {
+          ...clientInfo(req),
+          signedIn: req.auth.via === 'jwt',
+        }),
     )
   }
 }
