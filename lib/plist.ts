@@ -11,7 +11,6 @@ const escape = (text: string) =>
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     // Characters XML 1.0 cannot carry at all: dropped rather than producing a document no reader opens.
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
 
 function write(value: PlistValue, indent: string, out: string[]): void {

@@ -11,7 +11,9 @@ import { auth, build, owner } from '../helper.js'
  */
 
 const basic = (email: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` })
-const readPlist = (text: string): any =>
+type Payload = Record<string, unknown> & { PayloadType: string; PayloadUUID: string; PayloadIdentifier: string }
+type Profile = Payload & { PayloadContent: Payload[] }
+const readPlist = (text: string): Profile =>
   JSON.parse(
     execFileSync('python3', ['-c', 'import sys, json, plistlib\nprint(json.dumps(plistlib.loads(sys.stdin.buffer.read())))'], {
       input: text,
@@ -83,16 +85,16 @@ t.test("Apple's profile: a Configuration with a CalDAV and a CardDAV account tha
   })
   t.match(profile.PayloadUUID, /^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/)
   t.equal(profile.PayloadContent.length, 2)
-  const byType = Object.fromEntries(profile.PayloadContent.map((p: { PayloadType: string }) => [p.PayloadType, p]))
+  const byType = Object.fromEntries(profile.PayloadContent.map((p) => [p.PayloadType, p])) as Record<string, Payload>
   t.same(Object.keys(byType).sort(), ['com.apple.caldav.account', 'com.apple.carddav.account'])
-  const uuids = new Set([profile.PayloadUUID, ...profile.PayloadContent.map((p: { PayloadUUID: string }) => p.PayloadUUID)])
+  const uuids = new Set([profile.PayloadUUID, ...profile.PayloadContent.map((p) => p.PayloadUUID)])
   t.equal(uuids.size, 3, 'every payload has its own UUID')
 
   for (const [type, kind] of [
     ['com.apple.caldav.account', 'CalDAV'],
     ['com.apple.carddav.account', 'CardDAV'],
   ] as const) {
-    const p = byType[type]
+    const p = byType[type] as Payload
     // Common payload keys, then the account's keys (HostName, Port, UseSSL, PrincipalURL, Username, Password).
     t.match(p, { PayloadVersion: 1, PayloadIdentifier: `${profile.PayloadIdentifier}.${kind.toLowerCase()}` }, type)
     t.equal(p[`${kind}HostName`], 'nas.home.test')
@@ -101,9 +103,9 @@ t.test("Apple's profile: a Configuration with a CalDAV and a CardDAV account tha
     t.equal(p[`${kind}Username`], o.email)
     t.equal(p[`${kind}PrincipalURL`], 'http://nas.home.test:7200/dav/')
     t.type(p[`${kind}AccountDescription`], 'string')
-    t.equal((await propfind('/dav/', o.email, p[`${kind}Password`])).statusCode, 207, `${kind} account signs in`)
+    t.equal((await propfind('/dav/', o.email, p[`${kind}Password`] as string)).statusCode, 207, `${kind} account signs in`)
   }
-  t.equal(byType['com.apple.caldav.account'].CalDAVPassword, byType['com.apple.carddav.account'].CardDAVPassword, 'one app password')
+  t.equal(byType['com.apple.caldav.account']?.CalDAVPassword, byType['com.apple.carddav.account']?.CardDAVPassword, 'one app password')
 
   const again = readPlist(
     (
