@@ -54,10 +54,10 @@ export function createSecondFactor(deps: { db: Db; box: SecretBox; now: () => nu
 
   const factor = (userId: string) => q.get.get(userId) as FactorRow | undefined
 
-  /** Whether `code` is the TOTP of a step not used before; the step is then used. */
+  /** Whether `code` is the TOTP of a step not used before; the step is then used. Apps show `123 456`: spaces do not count. */
   const totp = (row: FactorRow, code: string): boolean => {
     const key = base32Decode(deps.box.decrypt(row.secret_sealed))
-    const step = key && matchTotp(key, code, deps.now(), { after: row.last_step })
+    const step = key && matchTotp(key, code.replace(/\s/g, ''), deps.now(), { after: row.last_step })
     return step !== null && step !== undefined && q.useStep.run(step, row.user_id, step).changes === 1
   }
 
@@ -94,7 +94,7 @@ export function createSecondFactor(deps: { db: Db; box: SecretBox; now: () => nu
     verify(userId: string, code: string): boolean {
       const row = factor(userId)
       if (!row || row.confirmed_at === null) return false
-      if (/^\d{6}$/.test(code.trim())) return totp(row, code.trim())
+      if (/^\d{6}$/.test(code.replace(/\s/g, ''))) return totp(row, code)
       const normal = normalRecovery(code)
       return normal.length === 12 && q.useCode.run(deps.now(), userId, sha256(normal)).changes === 1
     },

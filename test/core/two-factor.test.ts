@@ -91,7 +91,8 @@ t.test('one step of drift, not two; recovery codes work once; an expired challen
   t.equal((await answer(appCode(secret, b.clock.now + 2 * STEP))).statusCode, 401, 'two steps early')
   t.equal((await answer(appCode(secret, b.clock.now - STEP))).statusCode, 200, 'one step late (a slow phone)')
   t.equal((await answer(appCode(secret, b.clock.now - STEP))).statusCode, 401, 'and only once')
-  t.equal((await answer(appCode(secret, b.clock.now + STEP))).statusCode, 200, 'one step early')
+  const early = appCode(secret, b.clock.now + STEP)
+  t.equal((await answer(`${early.slice(0, 3)} ${early.slice(3)}`)).statusCode, 200, 'one step early, typed as the app shows it')
   t.equal((await answer(appCode(secret, b.clock.now))).statusCode, 401, 'a step before the last accepted one: refused')
 
   const recovery = codes[3] as string
