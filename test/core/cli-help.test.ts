@@ -29,6 +29,14 @@ const COMMANDS: string[][] = [
   ['config'],
   ['migrate'],
   ['mcp'],
+  ['offsite'],
+  ['offsite', 'run'],
+  ['offsite', 'snapshots'],
+  ['offsite', 'check'],
+  ['offsite', 'drill'],
+  ['offsite', 'restore'],
+  ['offsite', 'kit'],
+  ['offsite', 'key'],
 ]
 
 t.test('--help on every command and subcommand; usage errors exit 2', async (t) => {
