@@ -127,7 +127,7 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
 /** A user's records of one resource as an export reads them: in batches, with the lines imports kept. */
 function exportSource(service: RecordsService, userId: string, resource: ResourceName): ExportSource {
   return {
-    batches: () => service.batches(userId, resource),
+    batches: () => service.batches(userId, resource, { rows: 8 }),
     properties: (ids) => service.propertiesOf(userId, resource, ids),
     get(id) {
       try {
