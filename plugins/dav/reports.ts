@@ -70,7 +70,7 @@ export function report(ctx: PropContext, objects: Objects, c: Collection, body: 
     }
     return { multistatus: { responses: objectResponses(ctx, c, want, matching()), alreadyCut: () => more, cutAt, budget } }
   }
-  if (is(body, NS.dav, 'sync-collection')) return syncCollection(ctx, objects, c, body, budget, listing)
+  if (is(body, NS.dav, 'sync-collection')) return syncCollection(ctx, objects, c, body, budget)
   return { status: 403, body: errorBody(NS.dav, 'supported-report') }
 }
 
@@ -104,38 +104,37 @@ function* multiget(ctx: PropContext, objects: Objects, c: Collection, want: Requ
   }
 }
 
-const TOKEN = /^http:\/\/hearth\.invalid\/ns\/sync\/(\d{1,15})$/
+/** A sync token: the change it stands at, and (an initial listing cut short) the name it listed up to. */
+const TOKEN = /^http:\/\/hearth\.invalid\/ns\/sync\/(\d{1,15})(?:\/([^/<>&]{0,1024}))?$/
 
-function syncCollection(
-  ctx: PropContext,
-  objects: Objects,
-  c: Collection,
-  body: XmlNode,
-  budget: ByteBudget,
-  listing: (objs: DavObject[], tail?: () => string) => ReportAnswer,
-): ReportAnswer {
+function syncCollection(ctx: PropContext, objects: Objects, c: Collection, body: XmlNode, budget: ByteBudget): ReportAnswer {
   const given = child(body, NS.dav, 'sync-token')?.text.trim() ?? ''
   const head = ctx.store.head(ctx.userId)
-  const tokenXml = (seq: number) => `<d:sync-token>${syncToken(seq)}</d:sync-token>`
-  if (!given) return listing(objects.members(ctx.userId, c), () => tokenXml(head))
-  const seq = Number(TOKEN.exec(given)?.[1] ?? Number.NaN)
+  const tokenXml = (seq: number, listedUpTo?: string) =>
+    `<d:sync-token>${syncToken(seq)}${listedUpTo === undefined ? '' : `/${encodeURIComponent(listedUpTo)}`}</d:sync-token>`
+  const want = requested(body)
+  const cutAt = collectionPath(c)
+  if (!given) return initialListing(ctx, objects, c, want, budget, head, null, tokenXml, cutAt)
+  const match = TOKEN.exec(given)
+  const seq = Number(match?.[1] ?? Number.NaN)
+  let listedUpTo: string | null = null
+  try {
+    listedUpTo = match?.[2] === undefined ? null : decodeURIComponent(match[2])
+  } catch {
+    return { status: 403, body: errorBody(NS.dav, 'valid-sync-token') }
+  }
   if (!Number.isSafeInteger(seq) || seq > head || seq < ctx.store.resetAt(ctx.userId)) {
     return { status: 403, body: errorBody(NS.dav, 'valid-sync-token') }
   }
+  if (listedUpTo !== null) return initialListing(ctx, objects, c, want, budget, seq, listedUpTo, tokenXml, cutAt)
   const changes = ctx.store.since(ctx.userId, c.kind, c.name, seq)
-  const want = requested(body)
   const kept = changes.slice(0, MAX_REPORT_ITEMS)
   // An answer cut short (by count or bytes) gives the token of its last change: the client asks again from there (RFC 6578 3.6).
   let reached = seq
   let complete = false
   function* responses(): Generator<string> {
     for (const change of kept) {
-      const obj = change.deleted ? null : objects.find(ctx.userId, c, change.name)
-      if (!obj) yield statusResponse(objectPath(c, change.name), 404)
-      else {
-        const { found, missing } = propsOf(ctx, { type: 'object', collection: c, name: obj.name }, want, obj)
-        yield response(objectPath(c, obj.name), found, missing)
-      }
+      yield changeResponse(ctx, objects, c, want, change.name)
       // Resumed: the response above was written.
       reached = change.seq
     }
@@ -145,9 +144,74 @@ function syncCollection(
     multistatus: {
       responses: responses(),
       alreadyCut: changes.length > kept.length,
-      cutAt: collectionPath(c),
+      cutAt,
       budget,
       tail: () => tokenXml(complete ? head : reached),
+    },
+  }
+}
+
+/** An object's response in a sync answer: its properties, or 404 when it is gone. */
+function changeResponse(ctx: PropContext, objects: Objects, c: Collection, want: Requested, name: string): string {
+  const obj = objects.find(ctx.userId, c, name)
+  if (!obj) return statusResponse(objectPath(c, name), 404)
+  const { found, missing } = propsOf(ctx, { type: 'object', collection: c, name: obj.name }, want, obj)
+  return response(objectPath(c, obj.name), found, missing)
+}
+
+/**
+ * A first sync lists every member, in name order. Cut short (by count or bytes), its token names the
+ * change it started at and the last name it listed: the next request lists the members after that
+ * name, then the changes since the start to the members listed before, and only a whole answer gives
+ * the head token. (The head token on a cut listing would tell the client it has everything.)
+ */
+function initialListing(
+  ctx: PropContext,
+  objects: Objects,
+  c: Collection,
+  want: Requested,
+  budget: ByteBudget,
+  startedAt: number,
+  after: string | null,
+  tokenXml: (seq: number, listedUpTo?: string) => string,
+  cutAt: string,
+): ReportAnswer {
+  const head = ctx.store.head(ctx.userId)
+  const members = objects
+    .members(ctx.userId, c)
+    .filter((o) => after === null || o.name > after)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const earlier = after === null ? [] : ctx.store.since(ctx.userId, c.kind, c.name, startedAt).filter((ch) => ch.name <= after)
+  let listed = after ?? ''
+  let listing = true
+  let reached = startedAt
+  let written = 0
+  let complete = false
+  function* responses(): Generator<string> {
+    for (const obj of members) {
+      if (written === MAX_REPORT_ITEMS) return
+      const { found, missing } = propsOf(ctx, { type: 'object', collection: c, name: obj.name }, want, obj)
+      yield response(objectPath(c, obj.name), found, missing)
+      listed = obj.name
+      written++
+    }
+    listing = false
+    for (const change of earlier) {
+      if (written === MAX_REPORT_ITEMS) return
+      yield changeResponse(ctx, objects, c, want, change.name)
+      reached = change.seq
+      written++
+    }
+    complete = true
+  }
+  return {
+    multistatus: {
+      responses: responses(),
+      alreadyCut: () => !complete,
+      cutAt,
+      budget,
+      // Cut among the members: go on after the last listed; among the earlier members' changes: from the last change.
+      tail: () => (complete ? tokenXml(head) : listing ? tokenXml(startedAt, listed) : tokenXml(reached)),
     },
   }
 }

@@ -47,8 +47,8 @@ export async function sendMail(smtp: SmtpSettings, mail: { to: string; subject: 
   }
 }
 
-export async function sendWebhook(target: string, secret: string, payload: unknown, policy: TargetPolicy, now: number): Promise<void> {
-  const body = JSON.stringify(payload)
+/** POSTs `body` (JSON, already within its budget: webhook-body.ts) signed with `secret`. */
+export async function sendWebhook(target: string, secret: string, body: string, policy: TargetPolicy, now: number): Promise<void> {
   const timestamp = String(Math.floor(now / 1000))
   let res
   try {

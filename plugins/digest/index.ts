@@ -7,6 +7,7 @@ import { composeDigest, type Period } from './compose.js'
 import { CONFIRM_PATH, claimAddress } from './confirm.js'
 import { DeliveryError, sendEmail, sendWebhook } from './deliver.js'
 import { renderMarkdown } from './render.js'
+import { webhookBody } from './webhook-body.js'
 import { Confirmed, ConfirmQuery, Delivery, DigestQuery, DigestSchema, Settings, SettingsBody } from './schemas.js'
 import { digestStore, type SettingsRow } from './store.js'
 
@@ -84,7 +85,7 @@ export default definePlugin(
         else {
           if (!s.webhook_secret_enc) throw new DeliveryError('no webhook secret: PUT the settings again')
           const policy = { allowPrivate: api.config.allowPrivateTargets || s.allow_private === 1 }
-          await sendWebhook(s.target, api.secrets.decrypt(s.webhook_secret_enc), { event: 'digest', data: digest }, policy, api.now())
+          await sendWebhook(s.target, api.secrets.decrypt(s.webhook_secret_enc), webhookBody(digest), policy, api.now())
         }
         store.outcome(s.user_id, iso(), null)
         tally(s.deliver, 'ok')

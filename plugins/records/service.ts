@@ -12,7 +12,8 @@
  *       bad ones reported by index with their HttpError; nothing half-written.
  *   get(userId, resource, id, { includeDeleted })      → record or 404
  *   list(userId, resource, query, { bytes })           → { items, total } (API list semantics; reading stops past `bytes`)
- *   listAll(userId, resource, { includeDeleted })      → every record (export), oldest first
+ *   listAll(userId, resource, { includeDeleted })      → every record, oldest first
+ *   batches(userId, resource, { includeDeleted, rows }) → every record, oldest first, a batch at a time (export)
  *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
  *   mergeCustom(userId, resource, id, fields, { ifMatch }) → record    (emits <x>.updated)
  *   setArchived(userId, noteId, archived, { ifMatch }) → note         (emits note.updated on change)
@@ -80,6 +81,12 @@ export interface RecordsService {
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
   list(userId: string, resource: ResourceName, query: Partial<ListQuery>, opts?: { bytes?: number }): Page
   listAll(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean }): ApiRecord[]
+  /**
+   * Every record, oldest first, in batches of at most `rows` (default 32), each read when the one
+   * before has been used: whoever walks all of a user's records (an export, an index) holds one
+   * batch. Records written meanwhile come in a later batch when their row is newer.
+   */
+  batches(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean; rows?: number }): Generator<ApiRecord[]>
   update(userId: string, resource: ResourceName, id: string, patch: unknown, opts?: WriteOptions): ApiRecord
   mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown, opts?: WriteOptions): ApiRecord
   setArchived(userId: string, id: string, archived: boolean, opts?: WriteOptions): ApiRecord
@@ -281,6 +288,17 @@ export function createRecordsService({
 
     listAll(userId, resource, opts = {}) {
       return engine(resource).store.all(userId, Boolean(opts.includeDeleted))
+    },
+
+    *batches(userId, resource, opts = {}) {
+      const { store } = engine(resource)
+      const rows = opts.rows ?? 32
+      for (let after = 0; ;) {
+        const batch = store.after(userId, Boolean(opts.includeDeleted), after, rows)
+        if (batch.length > 0) yield batch.map((b) => b.record)
+        if (batch.length < rows) return
+        after = batch[batch.length - 1].seq
+      }
     },
 
     update(userId, resource, id, patch, opts = {}) {

@@ -11,6 +11,7 @@
 import type Database from 'better-sqlite3'
 import type { FastifyBaseLogger } from 'fastify'
 import { type HearthEvent, preparedOnUse } from '../../../core/plugin-api.js'
+import { nextTurn } from '../../../lib/paced-stream.js'
 import type { ApiRecord, RecordsService } from '../../records/public.js'
 import type { AiConfig } from '../config.js'
 import type { SettingsStore } from '../settings.js'
@@ -236,25 +237,39 @@ export function createIndexer(d: IndexerDeps): Indexer {
   }
 
   const runReindex = async (userId: string) => {
-    const records = SEMANTIC_TYPES.flatMap((type) => d.records.listAll(userId, type).map((record) => ({ type, record })))
-    save(userId, { status: 'running', total: records.length, done: 0, failed: 0, error: null, started_at: iso(), finished_at: null })
+    // The records are read a batch at a time, twice: first for their ids (the vectors of records
+    // gone are pruned, the total is known), then to embed them; never all of them at once.
+    const keys = new Set<string>()
+    for (const type of SEMANTIC_TYPES) {
+      for (const batch of d.records.batches(userId, type, { rows: 256 })) {
+        for (const record of batch) keys.add(`${type}:${String(record.id)}`)
+        await nextTurn()
+      }
+    }
+    save(userId, { status: 'running', total: keys.size, done: 0, failed: 0, error: null, started_at: iso(), finished_at: null })
     const client = d.settings.client(userId)
     if (!client) {
       save(userId, { status: 'failed', error: 'no AI settings', finished_at: iso() })
       return
     }
-    d.vectors.prune(userId, client.embeddingModel, new Set(records.map((r) => `${r.type}:${String(r.record.id)}`)))
+    d.vectors.prune(userId, client.embeddingModel, keys)
     let done = 0
     const step = d.config.batchSize * 4
     try {
-      for (let i = 0; i < records.length && !closed && !cancelled.has(userId); i += step) {
-        await embedRecords(userId, records.slice(i, i + step))
-        done = Math.min(records.length, i + step)
-        save(userId, { done })
+      embedding: for (const type of SEMANTIC_TYPES) {
+        for (const batch of d.records.batches(userId, type, { rows: step })) {
+          if (closed || cancelled.has(userId)) break embedding
+          await embedRecords(
+            userId,
+            batch.map((record) => ({ type, record })),
+          )
+          done = Math.min(keys.size, done + batch.length)
+          save(userId, { done })
+        }
       }
       save(userId, { status: 'ready', finished_at: iso() })
     } catch (err) {
-      save(userId, { status: 'failed', failed: records.length - done, error: (err as Error).message, finished_at: iso() })
+      save(userId, { status: 'failed', failed: keys.size - done, error: (err as Error).message, finished_at: iso() })
       d.log.warn({ user: userId, err: (err as Error).message }, 'semantic reindex failed')
     }
   }

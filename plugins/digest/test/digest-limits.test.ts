@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { addUser, auth, build, owner, type TestApp } from '../../../test/helper.js'
 import { smtpSink } from './smtp-sink.js'
+import { webhookBody } from '../webhook-body.js'
 
 /**
  * What a digest may be aimed at: a schedule at most every 15 minutes; email only to the account's own
@@ -147,4 +148,74 @@ t.test('webhooks: only where the outbound guard allows; at most 48 deliveries a 
   clock = Date.parse('2027-03-02T00:00:01Z')
   t.equal((await call('POST', '/digest/deliver')).status, 200, 'a new day')
   t.equal(received, 49)
+})
+
+t.test('a webhook body stays within its byte budget, cut with a marker', async (t) => {
+  const bodies: string[] = []
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    bodies.push(Buffer.concat(chunks).toString('utf8'))
+    res.writeHead(200).end()
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
+  const port = (server.address() as AddressInfo).port
+  const app = await build(t, { now: () => Date.parse('2027-03-01T08:00:00Z'), env: { HEARTH_TIER: 'pro' } })
+  const o = await owner(app)
+  const call = client(app, o.token)
+  // 200 events tomorrow with the longest title and location the API takes: about 600 KB of digest.
+  for (let i = 0; i < 200; i++) {
+    const created = await call('POST', '/events', {
+      title: `${i} ${'t'.repeat(495)}`,
+      location: `${i} ${'l'.repeat(995)}`,
+      start_at: `2027-03-02T${String(8 + (i % 10)).padStart(2, '0')}:00:00Z`,
+      timezone: 'UTC',
+    })
+    t.equal(created.status, 201, `event ${i}`, { bail: true })
+  }
+  t.equal(
+    (await call('PUT', '/digest/settings', { schedule: null, deliver: 'webhook', target: `http://127.0.0.1:${port}/hook`, period: 'week' }))
+      .status,
+    200,
+  )
+  t.equal((await call('POST', '/digest/deliver')).status, 200)
+  t.equal(bodies.length, 1)
+  const body = bodies[0] as string
+  t.ok(Buffer.byteLength(body) <= 256 * 1024, `a body of ${Buffer.byteLength(body)} bytes, within 256 KiB`)
+  const payload = JSON.parse(body)
+  t.equal(payload.event, 'digest')
+  t.equal(payload.cut, true, 'the payload says it was cut')
+  t.equal(payload.data.truncated, true, 'and so does the digest')
+  t.ok(payload.data.events.length > 0, `${payload.data.events.length} of the 200 events kept`)
+  t.match(payload.data.events[0], { title: /^0 t+…$/, location: /^0 l+…$/ }, 'long texts shortened, and marked so')
+  t.match(payload.data.markdown, /Some sections were cut short/)
+})
+
+t.test('past the shortened texts, the longest section loses its last entries until the body fits', async (t) => {
+  const change = (i: number) => ({ id: String(i), title: `note ${i}`, change: 'updated' as const, updated_at: '2027-03-01T08:00:00Z' })
+  const digest = {
+    period: 'week' as const,
+    generated_at: '2027-03-01T08:00:00Z',
+    timezone: 'UTC',
+    upcoming: { from: '2027-03-01T08:00:00Z', to: '2027-03-08T08:00:00Z' },
+    changed_since: '2027-02-22T08:00:00Z',
+    events: [],
+    reminders: [],
+    notes_changed: Array.from({ length: 500 }, (_, i) => change(i)),
+    contacts_changed: Array.from({ length: 10 }, (_, i) => change(i)),
+    truncated: false,
+    markdown: 'x'.repeat(100_000),
+  }
+  const body = webhookBody(digest, 8 * 1024)
+  t.ok(Buffer.byteLength(body) <= 8 * 1024, `${Buffer.byteLength(body)} bytes`)
+  const payload = JSON.parse(body)
+  t.equal(payload.cut, true)
+  t.ok(payload.data.notes_changed.length < 500 && payload.data.notes_changed.length > 0, `${payload.data.notes_changed.length} notes kept`)
+  t.same(payload.data.notes_changed[0], change(0), 'the first entries are the ones kept')
+  t.same(
+    webhookBody({ ...digest, notes_changed: [], markdown: '' }),
+    JSON.stringify({ event: 'digest', data: { ...digest, notes_changed: [], markdown: '' } }),
+    'a body that fits is sent as it is',
+  )
 })

@@ -2,6 +2,7 @@ import { encodeRecord } from './encode.js'
 import { QTYPE, type WireRecord, parseSoa, toWireRecord } from './records.js'
 import type { DnsLogger, ZoneData, ZoneRecord } from './types.js'
 import { hashName, nameToWire } from './wire.js'
+import { shownName } from './log-line.js'
 
 /** One owner name of a zone with its record sets (empty non-terminals have none). */
 export interface ParsedName {
@@ -62,7 +63,7 @@ function ensureSoaAndNs(zone: string, serial: number, apex: ParsedName): WireRec
 export function parseZone(zone: ZoneData, log: DnsLogger): ParsedZone | null {
   const name = normaliseName(zone.name)
   if (!validDomain(name)) {
-    log.warn(`dns: zone '${zone.name}' skipped: not a valid domain name`)
+    log.warn(`dns: zone '${shownName(zone.name)}' skipped: not a valid domain name`)
     return null
   }
   const serial = zone.serial >>> 0
@@ -82,13 +83,14 @@ export function parseZone(zone: ZoneData, log: DnsLogger): ParsedZone | null {
 function convert(zone: string, serial: number, record: ZoneRecord, log: DnsLogger): { owner: string; rr: WireRecord } | null {
   const owner = normaliseName(record.name)
   if ((owner !== zone && !owner.endsWith(`.${zone}`)) || !validDomain(owner) || (record.type === 'SOA' && owner !== zone)) {
-    log.warn(`dns: ${owner} ${record.type} skipped: not a valid name of zone ${zone}`)
+    log.warn(`dns: ${shownName(owner)} ${shownName(String(record.type))} skipped: not a valid name of zone ${zone}`)
     return null
   }
   try {
     return { owner, rr: toWireRecord(record, serial) }
   } catch (err) {
-    log.warn(`dns: ${owner} ${record.type} '${record.content}' skipped: ${(err as Error).message}`)
+    // The content is the user's data: the line names the record and the reason, not what it holds.
+    log.warn(`dns: ${shownName(owner)} ${shownName(String(record.type))} skipped: ${(err as Error).message}`)
     return null
   }
 }

@@ -7,6 +7,7 @@ import { ZoneIndex } from './zone-index.js'
 import { ResponseRateLimiter } from './rate-limit.js'
 import { truncate } from './responder.js'
 import { addressPrefix } from '../../../lib/ip-prefix.js'
+import { boundedLog } from './log-line.js'
 
 /**
  * Sockets and zone bookkeeping. dns2's UDPServer/TCPServer are not used: they
@@ -81,7 +82,10 @@ class AuthoritativeServer implements DnsServer {
   private tcpPaused = 0
   private readonly limiter: ResponseRateLimiter
 
-  constructor(private readonly opts: DnsServerOptions) {
+  private readonly opts: DnsServerOptions
+
+  constructor(opts: DnsServerOptions) {
+    this.opts = { ...opts, log: boundedLog(opts.log) }
     this.port = opts.port
     this.index = new ZoneIndex([])
     this.limiter = new ResponseRateLimiter(opts.rateLimit ?? { perSecond: DEFAULT_RATE })

@@ -241,7 +241,6 @@ export class RecordLister {
     if (window.from !== null) range.push({ sql: `${col} >= ?`, params: [new Date(window.from).toISOString()] })
     if (window.to !== null) range.push({ sql: `${col} <= ?`, params: [new Date(window.to).toISOString()] })
     const plain = [{ sql: `NOT (${expansion.repeatingSql})`, params: [] }, ...range]
-    const plainRows = run(plain, 'LIMIT ?', [q.offset + q.limit])
     const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
     // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
     const occurrences: Ranked[] = []
@@ -253,11 +252,38 @@ export class RecordLister {
       }
       if (occurrences.length > MAX_EXPANDED) throw tooManyOccurrences(window)
     }
-    const merged = [...plainRows, ...occurrences].sort(this.comparator(q, ranked, expansion.column))
-    const page = merged
-      .slice(q.offset, q.offset + q.limit)
-      .map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
-    return { items: this.project(page, q), total: count(plain) + occurrences.length }
+    const compare = this.comparator(q, ranked, expansion.column)
+    occurrences.sort(compare)
+    const plainTotal = count(plain)
+    // How many occurrences come before the page: the split of the first `offset` items between the
+    // occurrences and the plain rows, found by bisection with one plain row's sort key at a time,
+    // so that only the page's own plain rows are read whole (not the offset + limit before them).
+    const key = q.sort ?? this.def.sort.default
+    const plainAt = (i: number): Ranked => {
+      const all = [...filters, ...plain]
+      const sql = `SELECT t.seq AS seq, t.${key} AS sortKey${ranked ? ', f.rank AS rank' : ''} FROM ${source} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} LIMIT 1 OFFSET ?`
+      const row = this.prepare(sql).get(...(ranked ? [match] : []), ...all.flatMap((c) => c.params), i) as
+        { seq: number; sortKey: unknown; rank?: number } | undefined
+      if (!row) throw new Error('a plain row counted is not found')
+      return { seq: row.seq, rank: row.rank ?? 0, record: { [key]: row.sortKey } as ApiRecord }
+    }
+    const offset = Math.min(q.offset, plainTotal + occurrences.length)
+    let lo = Math.max(0, offset - plainTotal)
+    let hi = Math.min(offset, occurrences.length)
+    let before = lo
+    while (lo <= hi) {
+      const k = (lo + hi) >> 1
+      if (k < occurrences.length && offset - k > 0 && compare(plainAt(offset - k - 1), occurrences[k] as Ranked) > 0) lo = k + 1
+      else if (k > 0 && offset - k < plainTotal && compare(occurrences[k - 1] as Ranked, plainAt(offset - k)) > 0) hi = k - 1
+      else {
+        before = k
+        break
+      }
+    }
+    const plainRows = run(plain, 'LIMIT ? OFFSET ?', [q.limit, offset - before])
+    const merged = [...plainRows, ...occurrences.slice(before, before + q.limit)].sort(compare)
+    const page = merged.slice(0, q.limit).map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
+    return { items: this.project(page, q), total: plainTotal + occurrences.length }
   }
 
   /**

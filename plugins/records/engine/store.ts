@@ -32,6 +32,8 @@ export class RecordStore {
     remove: Database.Statement
     all: Database.Statement
     allActive: Database.Statement
+    after: Database.Statement
+    afterActive: Database.Statement
     purge: Database.Statement
   }
 
@@ -60,6 +62,8 @@ export class RecordStore {
       remove: `DELETE FROM ${t} WHERE id = @id AND user_id = @user_id AND (@expected IS NULL OR version = @expected)`,
       all: `SELECT * FROM ${t} WHERE user_id = ? ORDER BY seq`,
       allActive: `SELECT * FROM ${t} WHERE user_id = ? AND deleted_at IS NULL ORDER BY seq`,
+      after: `SELECT * FROM ${t} WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      afterActive: `SELECT * FROM ${t} WHERE user_id = ? AND seq > ? AND deleted_at IS NULL ORDER BY seq LIMIT ?`,
       purge: `DELETE FROM ${t} WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id, user_id`,
     })
   }
@@ -176,6 +180,16 @@ export class RecordStore {
   /** Every record of a user, oldest first (export). */
   all(userId: string, includeDeleted: boolean): ApiRecord[] {
     return ((includeDeleted ? this.stmt.all : this.stmt.allActive).all(userId) as Row[]).map((r) => this.toRecord(r))
+  }
+
+  /**
+   * Up to `limit` records of a user after sequence number `after`, oldest first: what reads every
+   * record (an export) takes them a batch at a time, so it holds one batch, not the whole table.
+   * The record cache is left alone (a pass over everything would evict what is in use).
+   */
+  after(userId: string, includeDeleted: boolean, after: number, limit: number): Array<{ seq: number; record: ApiRecord }> {
+    const rows = (includeDeleted ? this.stmt.after : this.stmt.afterActive).all(userId, after, limit) as Row[]
+    return rows.map((row) => ({ seq: row.seq, record: this.toRecord(row) }))
   }
 
   /** Removes, for every user, records soft-deleted before `cutoff`; returns what went. */

@@ -8,6 +8,7 @@ import { type ArchiveMember, readArchive as readAnyArchive } from '../../../lib/
 export const ARCHIVE_IMPORT_LIMITS = { member: 16 * 1024 * 1024, total: 256 * 1024 * 1024 }
 
 export { ArchiveError, ArchiveTooLargeError, isArchive, writeZip, type ArchiveMember } from '../../../lib/archive/members.js'
+export { zipStream } from '../../../lib/archive/zip-stream.js'
 
 /** Members whose name passes `want`, in archive order; the kind is sniffed from the bytes. */
 export function readArchive(bytes: Uint8Array, want: (name: string) => boolean): ArchiveMember[] {

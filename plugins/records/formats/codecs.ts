@@ -1,27 +1,39 @@
 import { ArchiveError, ArchiveTooLargeError, isArchive } from './archive.js'
 import { parseICalendar } from './ics-parse.js'
-import { serializeICalendar } from './ics-serialize.js'
-import { isNoteFile, parseNoteFile, parseNotesArchive, serializeNotesArchive } from './markdown.js'
+import { icalendarChunks } from './ics-serialize.js'
+import { isNoteFile, notesArchiveChunks, parseNoteFile, parseNotesArchive } from './markdown.js'
 import type { ContactRecord, EventRecord, NoteRecord, ParseResult } from './types.js'
 import type { StoredProperty } from '../engine/properties.js'
 import { parseVCards } from './vcard-parse.js'
-import { serializeVCards, type VCardVersion } from './vcard-serialize.js'
+import { type VCardVersion, vcardChunks } from './vcard-serialize.js'
 
 /**
  * The file formats of each resource, as the import/export routes use them:
  * one export format (plus options) and one import reader per resource.
+ * An export is written a piece at a time from records read in batches: the
+ * route streams the pieces, so an export of any size holds one batch.
  */
 export interface ExportFile {
-  body: Buffer
+  /** The file's pieces, each made when it is asked for. */
+  body: Iterable<string | Uint8Array>
   contentType: string
   filename: string
+}
+
+/** The records an export writes. */
+export interface ExportSource {
+  /** Every record, oldest first, in batches; each call starts again from the first. */
+  batches(): Iterable<unknown[]>
+  /** What imports kept beyond Hearth's fields for these records (record id → lines), written back. */
+  properties(ids: readonly string[]): ReadonlyMap<string, StoredProperty[]>
+  /** One record by id (an event override's series), or undefined. */
+  get(id: string): unknown
 }
 
 export interface Codec {
   /** The `format` query values export accepts; the first is the default. */
   formats: readonly string[]
-  /** `properties`: what imports kept beyond Hearth's fields (record id → lines), written back. */
-  write(records: unknown[], options: { version?: VCardVersion; now: number; properties?: Map<string, StoredProperty[]> }): ExportFile
+  write(source: ExportSource, options: { version?: VCardVersion; now: number }): ExportFile
   /** `zone`: the instance's IANA zone, for times a file writes without one. */
   read(bytes: Buffer, filename: string, options?: { zone?: string }): ParseResult<unknown>
 }
@@ -51,8 +63,8 @@ function requireEntries<T>(result: ParseResult<T>, expects: string): ParseResult
 export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
   notes: {
     formats: ['markdown'],
-    write: (records) => ({
-      body: Buffer.from(serializeNotesArchive(records as NoteRecord[])),
+    write: (source) => ({
+      body: notesArchiveChunks(source.batches() as Iterable<NoteRecord[]>),
       contentType: 'application/zip',
       filename: 'hearth-notes.zip',
     }),
@@ -78,8 +90,8 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
   },
   contacts: {
     formats: ['vcard'],
-    write: (records, { version = '4.0' }) => ({
-      body: Buffer.from(serializeVCards(records as ContactRecord[], version)),
+    write: (source, { version = '4.0' }) => ({
+      body: vcardChunks(source.batches() as Iterable<ContactRecord[]>, version),
       contentType: 'text/vcard; charset=utf-8',
       filename: 'hearth-contacts.vcf',
     }),
@@ -87,8 +99,15 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
   },
   events: {
     formats: ['ics'],
-    write: (records, { now, properties }) => ({
-      body: Buffer.from(serializeICalendar(records as EventRecord[], now, properties)),
+    write: (source, { now }) => ({
+      body: icalendarChunks(
+        {
+          batches: () => source.batches() as Iterable<EventRecord[]>,
+          properties: (ids) => source.properties(ids),
+          series: (id) => source.get(id) as EventRecord | undefined,
+        },
+        now,
+      ),
       contentType: 'text/calendar; charset=utf-8',
       filename: 'hearth-events.ics',
     }),

@@ -16,6 +16,16 @@ const MAX_VTIMEZONE_YEARS = 40
 
 const PARTSTAT = { accepted: 'ACCEPTED', declined: 'DECLINED', tentative: 'TENTATIVE', pending: 'NEEDS-ACTION' } as const
 
+/** Where a calendar's events come from when it is written a piece at a time (an export). */
+export interface EventSource {
+  /** Every event, in batches, oldest first; walked twice (the zones the events use come first in the file). */
+  batches(): Iterable<ExportedEvent[]>
+  /** The format lines imports kept for these events (id → lines). */
+  properties(ids: readonly string[]): ReadonlyMap<string, StoredProperty[]>
+  /** An override's series that is not in the override's batch; undefined when it is gone. */
+  series(id: string): ExportedEvent | undefined
+}
+
 /**
  * Events → one VCALENDAR (CRLF, folded at 75 octets). A timed event in a zone other than UTC
  * is written in its wall-clock time with TZID, and the file carries a VTIMEZONE for each zone
@@ -26,32 +36,50 @@ export function serializeICalendar(
   now: number = Date.now(),
   properties: ReadonlyMap<string, StoredProperty[]> = new Map(),
 ): string {
+  const byId = new Map(events.map((e) => [e.id, e]))
+  return [...icalendarChunks({ batches: () => [events], properties: () => properties, series: (id) => byId.get(id) }, now)].join('')
+}
+
+/**
+ * The same VCALENDAR in pieces (the head with its VTIMEZONEs, then one piece per event), each made
+ * when it is asked for: writing it holds one batch of events, however many there are.
+ */
+export function* icalendarChunks(source: EventSource, now: number = Date.now()): Generator<string> {
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Hearth//Hearth Records//EN', 'CALSCALE:GREGORIAN']
   const stamp = formatStamp(new Date(now).toISOString())
   const years = new Map<string, [number, number]>()
-  for (const e of events) {
-    const zone = zoneOf(e)
-    if (!zone) continue
-    const year = new Date(e.start_at).getUTCFullYear()
-    const [lo, hi] = years.get(zone) ?? [year, year]
-    years.set(zone, [Math.min(lo, year), Math.max(hi, e.recurrence ? year + 10 : year)])
+  for (const batch of source.batches()) {
+    for (const e of batch) {
+      const zone = zoneOf(e)
+      if (!zone) continue
+      const year = new Date(e.start_at).getUTCFullYear()
+      const [lo, hi] = years.get(zone) ?? [year, year]
+      years.set(zone, [Math.min(lo, year), Math.max(hi, e.recurrence ? year + 10 : year)])
+    }
+    // An empty piece per batch: whoever streams the pieces may give the event loop back between them.
+    yield ''
   }
   for (const [zone, [from, to]] of [...years].sort(([a], [b]) => a.localeCompare(b))) {
     // Observances are scanned day by day: a bounded span, whatever years the events carry (1970-2100, at most 40 years).
     const last = Math.min(Math.max(to, 1970), 2100)
     lines.push(...vtimezone(zone, Math.max(from - 1, 1970, last - MAX_VTIMEZONE_YEARS), last))
   }
-  const kept = (e: ExportedEvent | undefined) => (e?.id && properties.get(e.id)) || []
-  const uidOf = (e: ExportedEvent) => kept(e).find(([name]) => name === 'UID')?.[2] ?? `${e.id}@hearth`
-  const byId = new Map(events.map((e) => [e.id, e]))
-  for (const e of events) {
-    // An override shares its series' UID and names the start it replaces (RFC 5545 3.8.4.4).
-    const series = e.recurrence_id ? byId.get(e.recurrence_id) : undefined
-    const uid = e.recurrence_id ? (series ? uidOf(series) : `${e.recurrence_id}@hearth`) : (e.series_uid ?? (e.id ? uidOf(e) : null))
-    lines.push(...vevent(e, stamp, kept(e), uid, series))
+  yield `${lines.join('\r\n')}\r\n`
+  for (const batch of source.batches()) {
+    const byId = new Map(batch.map((e) => [e.id, e]))
+    const seriesOf = (e: ExportedEvent) => (e.recurrence_id ? (byId.get(e.recurrence_id) ?? source.series(e.recurrence_id)) : undefined)
+    const ids = batch.flatMap((e) => [e.id, e.recurrence_id]).filter((id): id is string => typeof id === 'string')
+    const properties = source.properties([...new Set(ids)])
+    const kept = (e: ExportedEvent | undefined) => (e?.id && properties.get(e.id)) || []
+    const uidOf = (e: ExportedEvent) => kept(e).find(([name]) => name === 'UID')?.[2] ?? `${e.id}@hearth`
+    for (const e of batch) {
+      // An override shares its series' UID and names the start it replaces (RFC 5545 3.8.4.4).
+      const series = seriesOf(e)
+      const uid = e.recurrence_id ? (series ? uidOf(series) : `${e.recurrence_id}@hearth`) : (e.series_uid ?? (e.id ? uidOf(e) : null))
+      yield `${vevent(e, stamp, kept(e), uid, series).join('\r\n')}\r\n`
+    }
   }
-  lines.push('END:VCALENDAR')
-  return `${lines.join('\r\n')}\r\n`
+  yield 'END:VCALENDAR\r\n'
 }
 
 /** The zone a timed event is written in with TZID; null for UTC and all-day events. */

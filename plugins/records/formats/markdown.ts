@@ -1,4 +1,4 @@
-import { type ArchiveMember, readArchive, writeZip } from './archive.js'
+import { type ArchiveMember, readArchive, writeZip, zipStream } from './archive.js'
 import { parseYaml, stringifyYaml } from './front-matter.js'
 import type { NoteRecord, ParseResult } from './types.js'
 
@@ -121,15 +121,30 @@ export function serializeNote(note: ExportedNote): string {
 
 /** One zip, one `<title>.md` per note; names are made safe and unique. */
 export function serializeNotesArchive(notes: ExportedNote[]): Uint8Array {
+  return writeZip([...noteFiles([notes])])
+}
+
+/** The same zip a piece at a time, each note read and deflated when it is asked for (an export holds one batch). */
+export function notesArchiveChunks(batches: Iterable<ExportedNote[]>): Generator<Uint8Array> {
+  return zipStream(noteFiles(batches))
+}
+
+/** A file per note; the names used so far are kept (one short string a note) to keep each unique. */
+function* noteFiles(batches: Iterable<ExportedNote[]>): Generator<ArchiveMember> {
   const used = new Set<string>()
-  const members: ArchiveMember[] = notes.map((note) => {
-    const base = fileBase(note.title) || note.id || 'note'
-    let name = `${base}.md`
-    for (let n = 2; used.has(name.toLowerCase()); n++) name = `${base} (${n}).md`
-    used.add(name.toLowerCase())
-    return { name, data: new TextEncoder().encode(serializeNote(note)) }
-  })
-  return writeZip(members)
+  // Where each base's numbering got to: a thousand notes of one title take a step each, not a scan from (2).
+  const numbered = new Map<string, number>()
+  for (const batch of batches) {
+    for (const note of batch) {
+      const base = fileBase(note.title) || note.id || 'note'
+      let name = `${base}.md`
+      let n = numbered.get(base.toLowerCase()) ?? 2
+      for (; used.has(name.toLowerCase()); n++) name = `${base} (${n}).md`
+      if (name !== `${base}.md`) numbered.set(base.toLowerCase(), n)
+      used.add(name.toLowerCase())
+      yield { name, data: new TextEncoder().encode(serializeNote(note)) }
+    }
+  }
 }
 
 function fileBase(title: string | null): string {

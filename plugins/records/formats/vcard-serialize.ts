@@ -18,6 +18,11 @@ export function serializeVCards(contacts: ExportedContact[], version: VCardVersi
   return contacts.map((c) => serializeVCard(c, version)).join('')
 }
 
+/** The same file a card at a time, each written when it is asked for (an export holds one batch). */
+export function* vcardChunks(batches: Iterable<ExportedContact[]>, version: VCardVersion = '4.0'): Generator<string> {
+  for (const batch of batches) for (const c of batch) yield serializeVCard(c, version)
+}
+
 export function serializeVCard(c: ExportedContact, version: VCardVersion): string {
   const v4 = version === '4.0'
   const lines = ['BEGIN:VCARD', `VERSION:${version}`, 'PRODID:-//Hearth//Hearth Records//EN']

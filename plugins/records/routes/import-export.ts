@@ -1,7 +1,8 @@
 import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import { type EventBus, HttpError, type PluginInstance, readUploadedFile, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
-import { codecs, FileFormatError, FileTooLargeError } from '../formats/codecs.js'
+import { pacedStream } from '../../../lib/paced-stream.js'
+import { codecs, type ExportSource, FileFormatError, FileTooLargeError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
 import type { EventOccurrences, ImportEntry } from '../resources/event-occurrences.js'
 import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
@@ -9,7 +10,8 @@ import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from
 /**
  * GET /{notes,contacts,events}/export and POST /{...}/import (multipart):
  * Markdown zip, vCard 4.0/3.0 and iCalendar, through the formats/ codecs and
- * the service's importMany (good entries in one transaction, bad ones reported).
+ * the service's importMany (good entries in one transaction, bad ones reported). An export is
+ * streamed: records are read a batch at a time and the event loop is given back as it is written.
  */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 
@@ -67,14 +69,10 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
         },
         async (request, reply) => {
           const { version } = request.query as { version?: '4.0' | '3.0' }
-          const file = codec.write(service.listAll(request.userId, resource), {
-            version,
-            now: now(),
-            properties: service.properties(request.userId, resource),
-          })
+          const file = codec.write(exportSource(service, request.userId, resource), { version, now: now() })
           reply.header('content-type', file.contentType)
           reply.header('content-disposition', `attachment; filename="${file.filename}"`)
-          return reply.send(file.body)
+          return reply.send(pacedStream(file.body))
         },
       )
 
@@ -124,6 +122,22 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
       )
     }
   })
+}
+
+/** A user's records of one resource as an export reads them: in batches, with the lines imports kept. */
+function exportSource(service: RecordsService, userId: string, resource: ResourceName): ExportSource {
+  return {
+    batches: () => service.batches(userId, resource, { rows: 8 }),
+    properties: (ids) => service.propertiesOf(userId, resource, ids),
+    get(id) {
+      try {
+        return service.get(userId, resource, id)
+      } catch (err) {
+        if (err instanceof HttpError && err.statusCode === 404) return undefined
+        throw err
+      }
+    },
+  }
 }
 
 /** Parse failures and the entries the service refused, located in the file, in file order. */

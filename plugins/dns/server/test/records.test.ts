@@ -57,12 +57,30 @@ t.test('an unencodable record is skipped with a warning, the rest is served', as
   )
   const { port, log } = await startServer(t, [zone])
   const logged = log.lines.join('\n')
-  t.match(logged, /bad\.example\.test A 'not-an-ip' skipped/)
-  t.match(logged, /bad\.example\.test CAA .* skipped: needs 'flags tag value'/)
-  t.match(logged, /bad\.example\.test MX .* skipped: needs a host and a priority/)
-  t.match(logged, /bad\.example\.test SRV .* skipped/)
+  t.match(logged, /bad\.example\.test A skipped: not an IPv4 address/)
+  t.notMatch(logged, /not-an-ip|tagthatiswaytoolong|notaport/, "the records' content is the user's data: it stays out of the log")
+  t.match(logged, /bad\.example\.test CAA skipped: needs 'flags tag value'/)
+  t.match(logged, /bad\.example\.test MX skipped: needs a host and a priority/)
+  t.match(logged, /bad\.example\.test SRV skipped/)
   t.match(logged, /www\.elsewhere\.test A skipped: not a valid name of zone example\.test/)
   t.equal((await dig(port, 'bad.example.test', 'CAA')).answer.length, 0)
   t.equal((await dig(port, 'bad.example.test', 'A')).answer.length, 0)
   t.equal((await dig(port, 'www.example.test', 'A')).answer[0].data, '192.0.2.10')
+})
+
+t.test('log lines name records, never carry their content, and stay short whatever the zone holds', async (t) => {
+  const zone = exampleZone()
+  const secret = 'my secret note '.repeat(4500)
+  zone.records.push(
+    { name: 'txt.example.test', type: 'TXT', ttl: 300, content: secret, priority: null },
+    { name: `${'a'.repeat(60)}.${'b'.repeat(50_000)}.example.test`, type: 'A', ttl: 300, content: '192.0.2.1', priority: null },
+    { name: 'ctl\u001b[31m.example.test', type: 'A', ttl: 300, content: 'my secret', priority: null },
+  )
+  const { log } = await startServer(t, [zone])
+  const logged = log.lines.join('\n')
+  t.notMatch(logged, /my secret/, 'no content in any line')
+  t.match(logged, /txt\.example\.test TXT skipped/, 'the bad TXT is named')
+  t.match(logged, /aaaa.*skipped|skipped/, 'the long name is logged')
+  t.notMatch(logged, /\u001b/, 'control characters are not written')
+  for (const line of log.lines) t.ok(line.length <= 600, `a line of ${line.length} characters`)
 })

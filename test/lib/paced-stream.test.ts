@@ -1,0 +1,40 @@
+import t from 'tap'
+import { pacedChunks, pacedStream } from '../../lib/paced-stream.js'
+
+t.test('pieces come out whole, in order, gathered into chunks', async (t) => {
+  const pieces = ['a', 'é'.repeat(10), new Uint8Array([0x7a, 0x7a]), '']
+  const out: Buffer[] = []
+  for await (const chunk of pacedStream(pieces, { chunk: 4 })) out.push(chunk as Buffer)
+  t.equal(Buffer.concat(out).toString(), `a${'é'.repeat(10)}zz`)
+  t.ok(out.length >= 2, 'split into chunks of about the chunk size')
+})
+
+t.test('the next piece is asked for only when the reader wants more', async (t) => {
+  let made = 0
+  function* pieces() {
+    for (let i = 0; i < 100; i++) {
+      made++
+      yield 'x'.repeat(1024)
+    }
+  }
+  const chunks = pacedChunks(pieces(), { chunk: 1024 })
+  await chunks.next()
+  t.ok(made <= 2, `one chunk read made ${made} pieces`)
+  for await (const _ of chunks) void _
+  t.equal(made, 100)
+})
+
+t.test('other work runs while a long stream is produced', async (t) => {
+  let ticks = 0
+  const timer = setInterval(() => ticks++, 1)
+  function* slow() {
+    for (let i = 0; i < 20; i++) {
+      const until = performance.now() + 5
+      while (performance.now() < until);
+      yield 'piece'
+    }
+  }
+  for await (const _ of pacedChunks(slow(), { sliceMs: 10 })) void _
+  clearInterval(timer)
+  t.ok(ticks > 0, 'the timer fired while the 100 ms of pieces were made')
+})
