@@ -66,7 +66,7 @@ export interface OffsiteDriver extends DriverInstance {
 export class OffsiteError extends Error {
   constructor(
     message: string,
-    readonly kind: 'wrong-password' | 'not-a-repository' | 'unreachable' | 'failed' | 'missing-tool' = 'failed',
+    readonly kind: 'wrong-password' | 'not-a-repository' | 'unreachable' | 'no-space' | 'failed' | 'missing-tool' = 'failed',
   ) {
     super(message)
     this.name = 'OffsiteError'

@@ -80,13 +80,24 @@ export function classify(tail: string[]): OffsiteError['kind'] {
   if (/Is there a repository at the following location|unable to open config file/i.test(text)) return 'not-a-repository'
   if (/subprocess ssh|unable to start the sftp session|connection refused|no route to host|Could not resolve/i.test(text))
     return 'unreachable'
+  if (NO_SPACE.test(text)) return 'no-space'
   return 'failed'
 }
+
+/** restic passes the OS's words on: ENOSPC locally, the SFTP server's "failure" when its disk is full. */
+const NO_SPACE = /no space left on device|ENOSPC|disk quota exceeded|not enough space/i
 
 /** The error of a failed run: its last meaningful lines, already free of secrets. */
 export function failure(what: string, exit: ResticExit): OffsiteError {
   const lines = exit.tail.filter((l) => !/^\s*\{/.test(l))
   const fatal = lines.filter((l) => /Fatal|error|ssh|denied|space/i.test(l))
   const detail = (fatal.length ? fatal : lines).slice(-3).join('; ') || `exit ${exit.code ?? 'killed'}`
-  return new OffsiteError(`restic ${what} failed: ${detail}`, classify(exit.tail))
+  const kind = classify(exit.tail)
+  // The full line names a temporary pack file deep in the repository: the reader needs the cause first.
+  if (kind === 'no-space')
+    return new OffsiteError(
+      `the off-site target is full (no space left on device): free space there or use a larger target, then run again; restic ${what} failed: ${detail}`,
+      kind,
+    )
+  return new OffsiteError(`restic ${what} failed: ${detail}`, kind)
 }
