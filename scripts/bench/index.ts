@@ -16,6 +16,7 @@ const suites: Record<string, string> = {
   semantic: 'benchSemantic',
   perf: 'benchPerf',
   start: 'benchStart',
+  offsite: 'benchOffsite',
 }
 
 const wanted = process.argv.slice(2)
