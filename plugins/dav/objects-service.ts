@@ -1,13 +1,7 @@
 import type { EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { HttpError } from '../../core/plugin-api.js'
-import {
-  type ApiRecord,
-  occurrences,
-  type RecordsPluginService,
-  type Recurrence,
-  type ResourceName,
-  type StoredProperty,
-} from '../records/public.js'
+import { occurrences, type Recurrence } from '../../lib/ical/recurrence.js'
+import { type ApiRecord, type RecordsPluginService, type ResourceName, type StoredProperty } from '../records/public.js'
 import { objectEtag, readCalendar, readCard, writeCalendar, writeCard } from './objects.js'
 import type { DavStore, Kind, ObjectRow } from './store.js'
 

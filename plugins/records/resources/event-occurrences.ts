@@ -3,7 +3,7 @@ import { HttpError } from '../../../core/plugin-api.js'
 import { ifMatchHolds, preconditionFailed, versionOf } from '../engine/etag.js'
 import type { StoredProperty } from '../engine/properties.js'
 import type { ApiRecord, ImportResult, RecordsService, WriteOptions } from '../service.js'
-import { occurrences, type Recurrence } from './recurrence.js'
+import { occurrences, type Recurrence } from '../../../lib/ical/recurrence.js'
 
 /**
  * One occurrence of a series versus the whole series (RFC 5545 RECURRENCE-ID,
