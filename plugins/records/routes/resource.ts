@@ -1,11 +1,11 @@
-import { type TSchema, Type } from '@sinclair/typebox'
-import type { FastifyReply } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { IdParams, Limit, ListOf, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
-import type { RecordsService, ResourceName } from '../service.js'
+import { CustomFields } from '../engine/schema-kit.js'
+import type { ListQuery, ResourceDefinition } from '../engine/types.js'
+import { invalidQuery } from '../engine/validate.js'
 import type { EventOccurrences, OccurrenceScope } from '../resources/event-occurrences.js'
-import { CustomFields } from './schema-kit.js'
-import { invalidQuery } from './validate.js'
-import type { ListQuery, ResourceDefinition } from './types.js'
+import type { RecordsService, ResourceName } from '../service.js'
+import { ConditionalHeaders, ifMatchOf, tagged, withEtag } from './conditional.js'
 
 /**
  * The routes every resource gets, generated from its definition: create,
@@ -13,38 +13,6 @@ import type { ListQuery, ResourceDefinition } from './types.js'
  * Each is its schema plus a call into the service. Single-record answers send
  * the record's ETag; writes honour If-Match (412 PRECONDITION_FAILED when stale).
  */
-
-/** The If-Match request header of conditional writes (RFC 9110 §13.1.1). */
-export const ConditionalHeaders = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({
-      maxLength: 2048,
-      description:
-        'Write only if the record is still at this ETag (as last read: `"7"`), or one of a comma-separated list; `*` matches any existing record. A stale tag answers 412 PRECONDITION_FAILED.',
-    }),
-  ),
-})
-
-/** The If-Match header a request sent, as the service takes it. */
-export const ifMatchOf = (request: { headers: Record<string, unknown> }): { ifMatch?: string } => {
-  const value = request.headers['if-match']
-  return typeof value === 'string' ? { ifMatch: value } : {}
-}
-
-/** A single-record answer's schema with its ETag header documented (the OpenAPI generator reads `headers`). */
-export function withEtag<T extends TSchema>(schema: T): T {
-  return {
-    ...schema,
-    headers: { ETag: { type: 'string', description: "The record's entity tag, the same as its `etag` field: send it back in If-Match" } },
-  }
-}
-
-/** Sends the record's ETag header (a record carries `etag`; a permanent delete's `{ id }` has none). */
-export function tagged<T extends object>(reply: FastifyReply, record: T): T {
-  const etag = (record as { etag?: unknown }).etag
-  if (typeof etag === 'string') void reply.header('etag', etag)
-  return record
-}
 
 /** Every list parameter of a resource: the common ones plus its own filters. */
 export function listQuerySchema(def: ResourceDefinition) {
