@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox'
 import { IdParams, Limit, ListOf, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import { CustomFields } from '../engine/schema-kit.js'
 import type { ListQuery, ResourceDefinition } from '../engine/types.js'
-import { invalidQuery } from '../engine/validate.js'
-import type { EventOccurrences, OccurrenceScope } from '../resources/event-occurrences.js'
+import type { EventOccurrences } from '../resources/event-occurrences.js'
+import { chosenWrites, type OccurrenceChoice } from '../resources/occurrence-choice.js'
 import type { RecordsService, ResourceName } from '../service.js'
 import { ConditionalHeaders, ifMatchOf, tagged, withEtag } from './conditional.js'
 
@@ -52,13 +52,6 @@ const OccurrenceQuery = Type.Object({
   ),
 })
 
-function occurrenceOf(query: unknown): { scope: OccurrenceScope; start: string } | null {
-  const q = (query ?? {}) as { scope?: string; occurrence_start?: string }
-  if (!q.scope || q.scope === 'all') return null
-  if (!q.occurrence_start) throw invalidQuery('occurrence_start', 'required', `occurrence_start is required with scope=${q.scope}`)
-  return { scope: q.scope as OccurrenceScope, start: q.occurrence_start }
-}
-
 export function resourceRoutes(
   app: PluginInstance,
   service: RecordsService,
@@ -71,6 +64,7 @@ export function resourceRoutes(
   const one = def.singular
   const Record = def.schemas.record
   const item = Type.Union([def.listItem ?? Record, def.schemas.compact])
+  const writes = chosenWrites(service, occurrences)
 
   app.post(
     base,
@@ -126,13 +120,18 @@ export function resourceRoutes(
       },
       config: { errors: occurrences ? ['PRECONDITION_FAILED', 'UNPROCESSABLE'] : ['PRECONDITION_FAILED'] },
     },
-    async (request, reply) => {
-      const one = occurrenceOf(request.query)
-      const condition = ifMatchOf(request)
-      if (one && occurrences)
-        return tagged(reply, occurrences.update(request.userId, request.params.id, one.start, one.scope, request.body, condition))
-      return tagged(reply, service.update(request.userId, resource, request.params.id, request.body, condition))
-    },
+    async (request, reply) =>
+      tagged(
+        reply,
+        writes.update(
+          request.userId,
+          resource,
+          request.params.id,
+          request.body,
+          (request.query ?? {}) as OccurrenceChoice,
+          ifMatchOf(request),
+        ),
+      ),
   )
 
   app.patch(
@@ -167,15 +166,7 @@ export function resourceRoutes(
       },
       config: { errors: occurrences ? ['PRECONDITION_FAILED', 'UNPROCESSABLE'] : ['PRECONDITION_FAILED'] },
     },
-    async (request, reply) => {
-      const one = occurrenceOf(request.query)
-      const condition = ifMatchOf(request)
-      if (one && occurrences) return tagged(reply, occurrences.remove(request.userId, request.params.id, one.start, one.scope, condition))
-      return tagged(
-        reply,
-        service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent, ...condition }),
-      )
-    },
+    async (request, reply) => tagged(reply, writes.remove(request.userId, resource, request.params.id, request.query, ifMatchOf(request))),
   )
 
   app.post(
