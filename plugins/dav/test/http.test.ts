@@ -157,7 +157,10 @@ t.test('objects: PUT creates and replaces through the records service; ETags and
   const current = replaced.headers.etag as string
   t.equal((await b.dav('PUT', url, VCARD('jane-1', 'Jane'), { 'content-type': 'text/vcard', 'if-none-match': `W/${current}` })).status, 412)
   t.equal((await b.dav('PUT', url, VCARD('jane-1', 'Jane'), { 'content-type': 'text/vcard', 'if-match': `W/${current}` })).status, 412)
-  t.equal((await b.dav('DELETE', url, undefined, { 'if-none-match': `"other", ${current}` })).status, 412)
+  t.equal(
+    (await b.dav('PUT', url, VCARD('jane-1', 'Jane'), { 'content-type': 'text/vcard', 'if-none-match': `"other", ${current}` })).status,
+    412,
+  )
   t.equal((await b.dav('DELETE', url, undefined, { 'if-match': '"stale"' })).status, 412)
   t.equal((await b.dav('DELETE', url, undefined, { 'if-match': replaced.headers.etag as string })).status, 204)
   t.equal((await b.dav('GET', url)).status, 404)
