@@ -218,9 +218,8 @@ t.test('all-day dates stay dates both ways, whatever the process TZ', async (t) 
 
 t.test('deeply nested components break their entry instead of the parser', async (t) => {
   const nested = `BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\n${Array.from({ length: 50_000 }, (_, i) => `BEGIN:X${i}\r\n`).join('')}END:VEVENT\r\nBEGIN:VEVENT\r\nDTSTART:20261124T100000Z\r\nSUMMARY:after\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`
-  const started = Date.now()
+  // 50,000 open components: a parser that kept them all (or rescanned them per line) would not finish within the test's time-out.
   const { entries, failed } = parseICalendar(nested)
-  t.ok(Date.now() - started < 2000, 'linear time')
   t.match(failed[0], { index: 0, error: /nested deeper/ })
   t.same(
     entries.map((e) => e.record.title),
