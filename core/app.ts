@@ -187,6 +187,8 @@ async function assemble(
           users: services.users,
           apiKeys: services.apiKeys,
           tokens: services.tokens,
+          twoFactor: services.twoFactor,
+          appPasswords: services.appPasswords,
           version: VERSION,
           throttled: (name) => throttle(services.publicLimiter, name),
           events: services.events,

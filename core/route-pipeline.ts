@@ -8,7 +8,6 @@ import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
 import { withHook } from './route-hooks.js'
 import { envelopeOf, ListOf, type Page, Single, type Tier } from './schemas.js'
-import { statusMap } from './status-map.js'
 
 /**
  * The one route pipeline, installed per plugin by the loader (the core's own
@@ -97,10 +96,8 @@ function contract(route: RouteOptions, config: RouteGuards, mode: Mode, ctx: Pip
   const schema: RouteSchema = { ...given }
   const response =
     given.response &&
-    statusMap(
-      Object.entries(given.response).map(
-        ([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared] as const,
-      ),
+    Object.fromEntries(
+      Object.entries(given.response).map(([status, declared]) => [status, status.startsWith('2') ? wire(declared, mode) : declared]),
     )
   if (response) schema.response = response
   if (given.hide) return schema

@@ -2,6 +2,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import type Database from 'better-sqlite3'
 import { createAccounts } from './auth/accounts.js'
 import { createApiKeys } from './auth/api-keys.js'
+import { createAppPasswords } from './auth/app-passwords.js'
+import { createMfaChallenges } from './auth/mfa-challenges.js'
+import { createSecondFactor } from './auth/second-factor.js'
+import { createTwoFactor } from './auth/two-factor.js'
 import { authenticateWith, createCallerResolver } from './auth/authenticate.js'
 import { createAuthService } from './auth/service.js'
 import { createTokens } from './auth/tokens.js'
@@ -49,6 +53,10 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   // Failed logins and failed HTTP Basic sign-ins (DAV) share one budget per client and per account from it.
   const signIns = createSignInThrottle({ failLimit: config.loginFailLimit, now })
   const basicAuth = createBasicAuth({ users, apiKeys, signIns, callers })
+  const secrets = createSecretBox(config.encryptionKey)
+  const secondFactor = createSecondFactor({ db, box: secrets, now })
+  // Wrong second-factor codes have their own budget: a mistyped password does not spend the code's tries.
+  const mfaThrottle = createSignInThrottle({ failLimit: config.loginFailLimit, now })
   const authService = createAuthService({
     db,
     users,
@@ -56,6 +64,9 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     log,
     events,
     signIns,
+    secondFactor,
+    challenges: createMfaChallenges(now),
+    mfaThrottle,
     deliverReset: async (email, token) => {
       if (!config.mailerUrl) return false
       const res = await fetch(config.mailerUrl, {
@@ -107,7 +118,10 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     basicAuth,
     authService,
     accounts: createAccounts({ users, apiKeys, tokens, events }),
-    secrets: createSecretBox(config.encryptionKey),
+    twoFactor: createTwoFactor({ users, tokens, secondFactor, mfaThrottle }),
+    appPasswords: createAppPasswords({ apiKeys, events }),
+    secondFactor,
+    secrets,
     requestLimiter: createLimiter({ max: config.rateLimit, windowMs: 60_000, now }),
     publicLimiter: createLimiter({ max: 30, windowMs: FIFTEEN_MINUTES, now }),
     health,

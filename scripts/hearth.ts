@@ -12,6 +12,7 @@ import { type Command, CliError, EXIT, helpText, UsageError } from './cli/comman
 import { config } from './cli/config.js'
 import { createContext } from './cli/context.js'
 import { doctor } from './cli/doctor/index.js'
+import { appPasswords } from './cli/app-passwords.js'
 import { keys } from './cli/keys.js'
 import { mcp } from './cli/mcp.js'
 import { migrate } from './cli/migrate.js'
@@ -26,7 +27,7 @@ const root: Command = {
   name: 'hearth',
   summary: 'Administer a Hearth installation (the data folder is HEARTH_DATA_DIR).',
   usage: 'hearth COMMAND [SUBCOMMAND] [OPTIONS]',
-  subcommands: [setup, users, keys, backup, restore, doctor, config, migrate, mcp],
+  subcommands: [setup, users, keys, appPasswords, backup, restore, doctor, config, migrate, mcp],
   help: `While the daemon runs (it writes <data>/hearth.pid), commands that change data go through
 its API with the system token; otherwise they work on the database directly.
 

@@ -59,9 +59,11 @@ export function createCallerResolver(deps: { systemToken: string; users: Users; 
 
     return deps.tokens.verifyAccess(token).then((claims) => {
       const user = claims && deps.users.get(claims.sub)
-      // Tokens issued before the last password change or reset are no longer honoured.
+      // Tokens issued before the last password change or reset are no longer honoured, nor those of a session signed out.
       if (!claims || !user || user.disabled || claims.iat * 1000 < user.password_changed_at) throw new HttpError('UNAUTHORIZED')
-      return context('jwt', user)
+      const session = deps.tokens.sessionOf(digest)
+      if (session?.ended) throw new HttpError('UNAUTHORIZED')
+      return context('jwt', user, session ? { sessionId: session.id } : {})
     })
   }
 }

@@ -20,6 +20,8 @@ export interface AuthContext {
   /** Set for API keys. */
   scope?: KeyScope
   keyId?: string
+  /** Set for access tokens: the session (refresh-token family) they belong to. */
+  sessionId?: string
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, Role, StringEnum, Tier, Timestamp, Uuid } from '../schemas.js'
+import { MFA_METHODS } from './mfa-challenges.js'
 import { MIN_PASSWORD_LENGTH } from './passwords.js'
 
 export const Email = Type.String({ format: 'email', maxLength: 254 })
@@ -70,3 +71,34 @@ export const UserPatch = Type.Object(
   },
   { ...strict, minProperties: 1 },
 )
+
+/** Login's answer when the user turned two-factor sign-in on: no tokens yet, a challenge for POST /auth/login/mfa. */
+export const MfaChallenge = Type.Object({
+  mfa_required: Type.Literal(true),
+  mfa_token: Type.String(),
+  methods: Type.Array(StringEnum(MFA_METHODS)),
+})
+export const LoginAnswer = Type.Union([Session, MfaChallenge])
+/** A TOTP code (6 digits) or a recovery code (`xxxx-xxxx-xxxx`). */
+const Code = Type.String({ minLength: 1, maxLength: 64 })
+export const MfaLoginBody = Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 512 }), code: Code }, strict)
+export const TotpSetup = Type.Object({ secret: Type.String(), otpauth_url: Type.String() })
+export const TotpConfirmBody = Type.Object({ code: Code }, strict)
+export const RecoveryCodes = Type.Object({ recovery_codes: Type.Array(Type.String()) })
+export const TotpDisableBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1024 }), code: Code }, strict)
+export const TwoFactorStatus = Type.Object({ enabled: Type.Boolean(), recovery_codes_left: Type.Integer() })
+
+export const AppPasswordBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, strict)
+export const AppPassword = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp, last_used_at: Nullable(Timestamp) })
+export const CreatedAppPassword = Type.Composite([AppPassword, Type.Object({ password: Type.String() })])
+
+export const SessionInfo = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  last_used_at: Timestamp,
+  /** The User-Agent the session was last refreshed from. */
+  client: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+  /** Whether this is the session of the token that asked. */
+  current: Type.Boolean(),
+})

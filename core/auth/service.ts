@@ -6,8 +6,10 @@ import { HttpError } from '../errors.js'
 import type { Role } from '../schemas.js'
 import { randomToken, sha256 } from './hash.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js'
+import { MFA_METHODS, type MfaChallenges } from './mfa-challenges.js'
+import type { SecondFactor } from './second-factor.js'
 import type { SignInThrottle } from './sign-in-throttle.js'
-import type { Tokens } from './tokens.js'
+import type { ClientInfo, Tokens } from './tokens.js'
 import type { UserRow, Users } from './users.js'
 import { preparedOnUse } from '../db/prepared-on-use.js'
 
@@ -22,16 +24,26 @@ export interface AuthServiceDeps {
   events: EventBus
   /** Failed sign-ins per client and per account from that client. */
   signIns: SignInThrottle
+  /** The TOTP factor and recovery codes of users who turned two-factor sign-in on. */
+  secondFactor: SecondFactor
+  /** Sign-ins whose password was right and whose second factor is awaited. */
+  challenges: MfaChallenges
+  /** Wrong second-factor codes, counted like failed sign-ins but on their own budget. */
+  mfaThrottle: SignInThrottle
   /** Sends a password-reset token; resolves false when no mailer is configured. */
   deliverReset: (email: string, token: string) => Promise<boolean>
 }
 
-/** Users' sessions: setup, login, refresh, invitations and password recovery. */
+/** Users' sessions: setup, login (and its second-factor step), refresh, invitations and password recovery. */
 export function createAuthService(deps: AuthServiceDeps) {
   const { db, users, tokens } = deps
   const nowS = () => Math.floor(Date.now() / 1000)
 
-  const session = async (user: UserRow) => ({ ...(await tokens.issue(user)), user: users.toPublic(user) })
+  const session = async (user: UserRow, client: ClientInfo = {}) => ({
+    ...(await tokens.issue(user, undefined, client)),
+    user: users.toPublic(user),
+  })
+  const wrongCode = () => new HttpError('UNAUTHORIZED', 'Invalid or expired sign-in code')
 
   const q = preparedOnUse(db, {
     insertInvite: 'INSERT INTO invitations (id, token_hash, email, role, invited_by, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -57,19 +69,40 @@ export function createAuthService(deps: AuthServiceDeps) {
       return session(user)
     },
 
-    async login(input: { email: string; password: string }, client: string) {
-      deps.signIns.check(input.email, client, 'Too many failed logins; try again later')
+    /** The tokens, or, when the user turned two-factor sign-in on, a challenge the second step answers with a code. */
+    async login(input: { email: string; password: string }, client: ClientInfo & { address: string }) {
+      deps.signIns.check(input.email, client.address, 'Too many failed logins; try again later')
       const user = users.byEmail(input.email)
       const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH)
       if (!user || !ok || user.disabled) {
-        deps.signIns.failed(input.email, client)
+        deps.signIns.failed(input.email, client.address)
         throw new HttpError('UNAUTHORIZED', 'Invalid email or password')
       }
-      deps.signIns.succeeded(input.email, client)
-      return session(user)
+      deps.signIns.succeeded(input.email, client.address)
+      if (deps.secondFactor.enabled(user.id))
+        return { mfa_required: true as const, mfa_token: deps.challenges.issue(user.id), methods: [...MFA_METHODS] }
+      return session(user, client)
     },
 
-    async refresh(refreshToken: string) {
+    /**
+     * The second step: a TOTP code or a recovery code for the challenge login answered. A wrong, replayed
+     * or expired code is 401 and one step of the second-factor throttle (per account and client, and per client).
+     */
+    async loginMfa(input: { mfa_token: string; code: string }, client: ClientInfo & { address: string }) {
+      const userId = deps.challenges.userOf(input.mfa_token)
+      deps.mfaThrottle.check(userId ?? '', client.address, 'Too many wrong sign-in codes; try again later')
+      const user = userId ? users.get(userId) : undefined
+      if (!user || user.disabled || !deps.secondFactor.verify(user.id, input.code)) {
+        deps.mfaThrottle.failed(userId ?? '', client.address)
+        deps.challenges.failed(input.mfa_token)
+        throw wrongCode()
+      }
+      deps.mfaThrottle.succeeded(user.id, client.address)
+      deps.challenges.spend(input.mfa_token)
+      return session(user, client)
+    },
+
+    async refresh(refreshToken: string, client: ClientInfo = {}) {
       const outcome = tokens.consumeRefresh(refreshToken)
       if (!outcome.ok) {
         if (outcome.reason === 'reused') deps.log.warn('refresh token reuse detected: token family revoked')
@@ -77,7 +110,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       const user = users.get(outcome.userId)
       if (!user || user.disabled) throw new HttpError('UNAUTHORIZED', 'Invalid or expired refresh token')
-      const pair = await tokens.issue(user, outcome.familyId)
+      const pair = await tokens.issue(user, outcome.familyId, client)
       return { ...pair, user: users.toPublic(user) }
     },
 
@@ -85,14 +118,18 @@ export function createAuthService(deps: AuthServiceDeps) {
       tokens.revoke(refreshToken)
     },
 
-    async changePassword(userId: string, current: string, next: string) {
+    /** A new password: every session of the user ends (access tokens included); the answer is the caller's new session. */
+    async changePassword(userId: string, current: string, next: string, client: ClientInfo & { signedIn?: boolean } = {}) {
       const user = users.get(userId)
+      // The answer is a new session: past a second factor only for a caller already signed in as the user.
+      if (user && !client.signedIn && deps.secondFactor.enabled(userId))
+        throw new HttpError('FORBIDDEN', 'With two-factor sign-in on, the password is changed from a signed-in session')
       if (!user || !(await verifyPassword(current, user.password_hash))) {
         throw new HttpError('VALIDATION_ERROR', 'Current password is wrong', { field: 'current_password', constraint: 'match' })
       }
       users.setPassword(userId, await hashPassword(next))
       tokens.revokeAllForUser(userId)
-      return session(users.get(userId) as UserRow)
+      return session(users.get(userId) as UserRow, client)
     },
 
     invite(input: { email: string; role: Exclude<Role, 'owner'> }, invitedBy: string | null) {

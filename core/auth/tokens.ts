@@ -19,6 +19,20 @@ export interface AccessClaims {
   exp: number
 }
 
+/** The client a session was issued to, as the sessions list shows it. */
+export interface ClientInfo {
+  userAgent?: string | undefined
+  address?: string | undefined
+}
+
+export interface SessionRow {
+  id: string
+  created_at: number
+  last_used_at: number
+  client: string | null
+  address: string | null
+}
+
 export interface TokenPair {
   accessToken: string
   refreshToken: string
@@ -35,19 +49,33 @@ export type RefreshOutcome =
 export function createTokens(db: Db, secret: string) {
   const key = new TextEncoder().encode(secret)
   const q = preparedOnUse(db, {
-    insert: 'INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    insert: `INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at, client, address, access_hash)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     find: 'SELECT * FROM refresh_tokens WHERE token_hash = ?',
     markUsed: 'UPDATE refresh_tokens SET used_at = ? WHERE id = ? AND used_at IS NULL',
     revokeFamily: 'UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL',
     revokeUser: 'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL',
     purge: 'DELETE FROM refresh_tokens WHERE expires_at < ?',
+    // Revoking a session marks every row of its family: the row its access token was issued with included.
+    byAccess: 'SELECT family_id, revoked_at FROM refresh_tokens WHERE access_hash = ?',
+    revokeOthers: 'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND family_id != ? AND revoked_at IS NULL',
+    revokeOwnFamily: 'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND family_id = ? AND revoked_at IS NULL',
+    // A session is a family with a token still usable; its client is the one that used it last.
+    sessions: `SELECT f.family_id AS id, f.created_at, f.last_used_at, t.client, t.address FROM (
+        SELECT family_id, MIN(created_at) AS created_at, MAX(created_at) AS last_used_at FROM refresh_tokens
+        WHERE user_id = ? GROUP BY family_id
+        HAVING SUM(revoked_at IS NULL AND used_at IS NULL AND expires_at >= ?) > 0) f
+      JOIN refresh_tokens t ON t.family_id = f.family_id AND t.used_at IS NULL AND t.revoked_at IS NULL
+      ORDER BY f.last_used_at DESC`,
   })
 
   const nowS = () => Math.floor(Date.now() / 1000)
 
-  const issueRefresh = (userId: string, familyId: string): string => {
+  const issueRefresh = (userId: string, familyId: string, client: ClientInfo, accessToken: string): string => {
     const token = randomToken('hrt_')
-    q.insert.run(randomUUID(), userId, familyId, sha256(token), nowS() + REFRESH_TTL_S, nowS())
+    const userAgent = client.userAgent ? client.userAgent.slice(0, 200) : null
+    const row = [randomUUID(), userId, familyId, sha256(token), nowS() + REFRESH_TTL_S, nowS(), userAgent, client.address ?? null]
+    q.insert.run(...row, sha256(accessToken))
     return token
   }
 
@@ -61,8 +89,31 @@ export function createTokens(db: Db, secret: string) {
       .sign(key)
 
   return {
-    async issue(user: { id: string; email: string; role: Role }, familyId: string = randomUUID()): Promise<TokenPair> {
-      return { accessToken: await signAccess(user), refreshToken: issueRefresh(user.id, familyId) }
+    async issue(
+      user: { id: string; email: string; role: Role },
+      familyId: string = randomUUID(),
+      client: ClientInfo = {},
+    ): Promise<TokenPair> {
+      const accessToken = await signAccess(user)
+      return { accessToken, refreshToken: issueRefresh(user.id, familyId, client, accessToken) }
+    },
+    /**
+     * The session an access token (by its SHA-256, hex) was issued in, and whether it was signed out
+     * since (logout, revocation, reuse, a password change): its access tokens stop with it. Undefined for
+     * tokens issued before sessions were recorded.
+     */
+    sessionOf(accessDigest: string): { id: string; ended: boolean } | undefined {
+      const row = q.byAccess.get(accessDigest) as { family_id: string; revoked_at: number | null } | undefined
+      return row && { id: row.family_id, ended: row.revoked_at !== null }
+    },
+    /** The user's sessions still able to refresh, the most recently used first. */
+    sessions: (userId: string): SessionRow[] => q.sessions.all(userId, nowS()) as SessionRow[],
+    /** Signs one of the user's sessions out; false when it is not theirs or already ended. */
+    revokeSession: (userId: string, familyId: string): boolean => q.revokeOwnFamily.run(nowS(), userId, familyId).changes > 0,
+    /** Signs out every session of the user but `keep` (the caller's). */
+    revokeOthers(userId: string, keep: string | undefined): void {
+      if (keep) q.revokeOthers.run(nowS(), userId, keep)
+      else q.revokeUser.run(nowS(), userId)
     },
     async verifyAccess(token: string): Promise<AccessClaims | null> {
       try {

@@ -1,5 +1,7 @@
 import { type Actor, createAccounts } from '../../core/auth/accounts.js'
 import { createApiKeys } from '../../core/auth/api-keys.js'
+import { createMfaChallenges } from '../../core/auth/mfa-challenges.js'
+import { createSecondFactor } from '../../core/auth/second-factor.js'
 import { createAuthService } from '../../core/auth/service.js'
 import { createSignInThrottle } from '../../core/auth/sign-in-throttle.js'
 import { createTokens } from '../../core/auth/tokens.js'
@@ -7,6 +9,7 @@ import { createUsers, type PublicUser, type UserRow, type Users } from '../../co
 import type { CoreConfig } from '../../core/config.js'
 import type { Db } from '../../core/db/sqlite.js'
 import { createEventBus } from '../../core/events.js'
+import { createSecretBox } from '../../core/secrets.js'
 import { CliError, type Parsed } from './command.js'
 import type { Api, Context } from './context.js'
 
@@ -15,6 +18,7 @@ export function coreServices(db: Db, config: CoreConfig) {
   const users = createUsers(db, config.tier)
   const tokens = createTokens(db, config.jwtSecret)
   const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never
+  const secondFactor = createSecondFactor({ db, box: createSecretBox(config.encryptionKey), now: Date.now })
   const auth = createAuthService({
     db,
     users,
@@ -22,11 +26,14 @@ export function coreServices(db: Db, config: CoreConfig) {
     log: silent,
     events: createEventBus(() => {}),
     signIns: createSignInThrottle({ failLimit: config.loginFailLimit }),
+    secondFactor,
+    challenges: createMfaChallenges(Date.now),
+    mfaThrottle: createSignInThrottle({ failLimit: config.loginFailLimit }),
     deliverReset: async () => false,
   })
   const apiKeys = createApiKeys(db)
   const accounts = createAccounts({ users, apiKeys, tokens, events: createEventBus(() => {}) })
-  return { users, tokens, auth, apiKeys, accounts, operator: () => operator(users) }
+  return { users, tokens, auth, apiKeys, accounts, secondFactor, operator: () => operator(users) }
 }
 
 /** Runs `direct` on the CLI's own connection (the core's services over it), closed afterwards. */

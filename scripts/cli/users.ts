@@ -117,6 +117,29 @@ ends. Through the daemon when it runs (POST /auth/reset-password with a one-use 
   },
 }
 
+const resetTwoFactor: Command = {
+  name: 'reset-2fa',
+  summary: "Turn a user's two-factor sign-in off (a lost phone, lost recovery codes); signs the user out everywhere",
+  usage: 'hearth users reset-2fa USER',
+  help: `USER is an email or an id. The user's authenticator secret and recovery codes are deleted, so the
+next sign-in asks for the password alone, and every session of the user ends (a lost phone may hold
+one). The user can set two-factor sign-in up again afterwards. Written to the database directly even
+while the daemon runs: the daemon reads the second factor from the database at each sign-in.`,
+  minArgs: 1,
+  maxArgs: 1,
+  async run(args, ctx) {
+    const who = args.positionals[0] as string
+    const email = withDb(ctx, ({ users, tokens, secondFactor }) => {
+      const user = findUser(users, who)
+      if (!secondFactor.remove(user.id)) throw new CliError(`${user.email} has no two-factor sign-in`)
+      tokens.revokeAllForUser(user.id)
+      return user.email
+    })
+    ctx.out(`two-factor sign-in turned off for ${email}; every session of the user ended`)
+    return EXIT.OK
+  },
+}
+
 const ROLES = ['owner', 'admin', 'user'] as const
 const setRole: Command = {
   name: 'set-role',
@@ -150,7 +173,7 @@ const setTier: Command = {
 
 export const users: Command = {
   name: 'users',
-  summary: 'List and create users, set a password, change a role or a tier',
+  summary: 'List and create users, set a password, reset two-factor sign-in, change a role or a tier',
   usage: 'hearth users SUBCOMMAND',
-  subcommands: [list, create, setPassword, resetToken, setRole, setTier],
+  subcommands: [list, create, setPassword, resetToken, resetTwoFactor, setRole, setTier],
 }

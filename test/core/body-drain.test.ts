@@ -8,7 +8,7 @@ import { drainBody } from '../../core/drain.js'
 /**
  * A body over the limit (or sent to a route that refuses before reading: 401) is answered in the
  * envelope, and the client reads that answer even when it reads only after sending everything, as
- * most HTTP clients do (issue 9, item 13). Closing with the body unread reset the connection: EPIPE.
+ * most HTTP clients do. Closing with the body unread reset the connection: EPIPE.
  */
 
 /** Sends headers, then the whole body, and reads only once all of it is written. */

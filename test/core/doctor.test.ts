@@ -35,7 +35,7 @@ async function startCaddy(t: TestContext, port: number): Promise<void> {
         child.kill('SIGKILL')
       }),
   )
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 1200; i++) {
     const up = await fetch(`http://127.0.0.1:${port}/config/`).then(
       (r) => r.ok,
       () => false,

@@ -4,7 +4,7 @@ import { build } from '../helper.js'
 /**
  * Each component check of /health races a 2 s timeout. The timers must end with the request: left to run
  * they kept ~4 timers with their promises alive per request for 2 s, promoted to the old generation
- * under a monitoring poll or a load test (issue 11).
+ * under a monitoring poll or a load test.
  */
 t.test('a /health whose checks answer leaves no timeout timer behind', async (t) => {
   const app = await build(t)

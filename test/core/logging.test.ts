@@ -53,7 +53,8 @@ async function startDaemon(t: TestContext, env: Record<string, string>, onTty = 
   }
   t.teardown(() => kill('SIGKILL'))
   const base = `http://127.0.0.1:${port}/api/v1`
-  for (let i = 0; i < 150 && !exited; i++) {
+  // Up to two minutes: a start takes a second or two, but far longer on a CI machine whose cores are all taken.
+  for (let i = 0; i < 1200 && !exited; i++) {
     const ok = await fetch(`${base}/health`).then(
       (r) => r.ok,
       () => false,

@@ -4,7 +4,7 @@ import t from 'tap'
 
 /**
  * glibc reads MALLOC_TRIM_THRESHOLD_ when a process starts, so the daemon cannot set it itself: every
- * launcher must (issue 11, docs/performance.md "Idle memory (third pass)": ~4 MB less resident at idle).
+ * launcher must (docs/performance.md "Idle memory (third pass)": ~4 MB less resident at idle).
  * These are the launchers of the daemon: `npm start` and the Debian package's systemd unit
  * (test/core/process.test.ts also reads the setting in the environment of the daemon `npm start` runs).
  */

@@ -49,7 +49,7 @@ async function startFresh(t: Test, env: Record<string, string> = {}) {
 /** Creates the owner once the daemon answers (it may still be starting) and returns an access token. */
 async function ownerToken(base: string): Promise<string> {
   let setup: Response | undefined
-  for (let i = 0; i < 100 && !setup; i++) {
+  for (let i = 0; i < 1200 && !setup; i++) {
     setup = await fetch(`${base}/auth/setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -63,7 +63,7 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
   const dnsPort = await freePort()
   const { proc, dataDir, port } = await startFresh(t, { HEARTH_DNS_PORT: String(dnsPort), HEARTH_DNS_HOST: '127.0.0.1' })
   let health: { status: number; body: { data: { components: Record<string, unknown> } } } | undefined
-  for (let i = 0; i < 100 && !health; i++) {
+  for (let i = 0; i < 1200 && !health; i++) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
       health = { status: res.status, body: (await res.json()) as { data: { components: Record<string, unknown> } } }
@@ -88,7 +88,7 @@ t.test('npm start serves /health on its port and drains on SIGTERM', async (t) =
   const wal = join(dataDir, 'hearth.db-wal')
   // npm can exit a moment before the daemon it forwarded SIGTERM to has closed the database: wait for it, boundedly.
   const checkpointed = () => !existsSync(wal) || statSync(wal).size === 0
-  for (let i = 0; i < 30 && !checkpointed(); i++) await new Promise((r) => setTimeout(r, 100))
+  for (let i = 0; i < 300 && !checkpointed(); i++) await new Promise((r) => setTimeout(r, 100))
   t.ok(checkpointed(), 'WAL checkpointed: the database was closed cleanly')
 })
 

@@ -2,11 +2,16 @@ import type { onRequestAsyncHookHandler } from 'fastify'
 import type { PluginInstance } from '../../plugin-api.js'
 import type { Accounts } from '../accounts.js'
 import type { ApiKeys } from '../api-keys.js'
+import type { AppPasswords } from '../app-passwords.js'
+import type { TwoFactor } from '../two-factor.js'
 import type { AuthService } from '../service.js'
 import type { Tokens } from '../tokens.js'
 import type { Users } from '../users.js'
+import { addDeviceRoutes } from './add-device.js'
 import { adminUserRoutes } from './admin-users.js'
 import { apiKeyRoutes } from './api-keys.js'
+import { deviceRoutes } from './devices.js'
+import { twoFactorRoutes } from './two-factor.js'
 import { recoveryRoutes } from './recovery.js'
 import { sessionRoutes } from './session.js'
 
@@ -18,6 +23,8 @@ export interface AuthRoutesOptions {
   users: Users
   apiKeys: ApiKeys
   tokens: Tokens
+  twoFactor: TwoFactor
+  appPasswords: AppPasswords
   version: string
   throttled: (name: string) => onRequestAsyncHookHandler
   events: EventBus
@@ -25,6 +32,9 @@ export interface AuthRoutesOptions {
 
 export async function authRoutes(app: PluginInstance, opts: AuthRoutesOptions) {
   await sessionRoutes(app, opts)
+  await twoFactorRoutes(app, opts)
+  await deviceRoutes(app, opts)
+  await addDeviceRoutes(app, opts)
   await recoveryRoutes(app, opts)
   await apiKeyRoutes(app, opts)
   await adminUserRoutes(app, opts)

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import type { PluginInstance } from '../../plugin-api.js'
 import { Single } from '../../schemas.js'
-import { AuthStatus, ChangePasswordBody, LoginBody, RefreshBody, Session, SetupBody } from '../schemas.js'
+import { AuthStatus, ChangePasswordBody, LoginAnswer, LoginBody, MfaLoginBody, RefreshBody, Session, SetupBody } from '../schemas.js'
+import { clientInfo } from './client-info.js'
 import type { AuthRoutesOptions } from './index.js'
 
 export async function sessionRoutes(app: PluginInstance, { service, users, version, throttled }: AuthRoutesOptions) {
@@ -45,12 +46,27 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
       schema: {
         summary: 'Sign in with email and password',
         description:
-          'Answers an access token (24 hours) and a refresh token (30 days). Repeated failures from one client answer 429 RATE_LIMITED for a while.',
+          'Answers an access token (24 hours) and a refresh token (30 days); when the user turned two-factor sign-in on, `{ mfa_required: true, mfa_token, methods }` and no tokens: POST /auth/login/mfa completes it. Repeated failures from one client answer 429 RATE_LIMITED for a while.',
         body: LoginBody,
+        response: { 200: Single(LoginAnswer) },
+      },
+    },
+    async (req) => service.login(req.body, clientInfo(req)),
+  )
+
+  app.post(
+    '/auth/login/mfa',
+    {
+      config: signIn,
+      schema: {
+        summary: 'Complete a sign-in with a second factor',
+        description:
+          "The `mfa_token` login answered (5 minutes, 5 tries) and a code from the user's authenticator app or one of their recovery codes. Each code works once; wrong codes count on their own throttle (429 RATE_LIMITED).",
+        body: MfaLoginBody,
         response: { 200: Single(Session) },
       },
     },
-    async (req) => service.login(req.body, req.ip),
+    async (req) => service.loginMfa(req.body, clientInfo(req)),
   )
 
   app.post(
@@ -64,7 +80,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
         response: { 200: Single(Session) },
       },
     },
-    async (req) => service.refresh(req.body.refresh_token),
+    async (req) => service.refresh(req.body.refresh_token, clientInfo(req)),
   )
 
   app.post(
@@ -79,17 +95,28 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
     },
   )
 
-  app.post(
-    '/auth/change-password',
-    {
-      config: { scope: 'general', userContext: true },
-      schema: {
-        summary: "Change the caller's password",
-        description: 'Every other session of the user is signed out; the answer carries new tokens.',
-        body: ChangePasswordBody,
-        response: { 200: Single(Session) },
+  // The same change at both paths: /auth/password is the name the household page uses.
+  for (const [url, summary] of [
+    ['/auth/password', "Change the caller's password"],
+    ['/auth/change-password', "Change the caller's password (the older path)"],
+  ] as const) {
+    app.post(
+      url,
+      {
+        config: { scope: 'general', userContext: true, errors: ['FORBIDDEN'] },
+        schema: {
+          summary,
+          description:
+            'Every other session of the user is signed out; the answer carries new tokens. With two-factor sign-in on, only a signed-in session of the user may (403 for keys and the system token): the answer would otherwise be a session that skipped the second factor.',
+          body: ChangePasswordBody,
+          response: { 200: Single(Session) },
+        },
       },
-    },
-    async (req) => service.changePassword(req.userId, req.body.current_password, req.body.new_password),
-  )
+      async (req) =>
+        service.changePassword(req.userId, req.body.current_password, req.body.new_password, {
+          ...clientInfo(req),
+          signedIn: req.auth.via === 'jwt',
+        }),
+    )
+  }
 }

@@ -7,7 +7,7 @@ import { addUser, apiKey, auth, build, owner, type TestApp, type TestContext } f
 import { type ProviderStub, startProviderStub, waitForIndex } from './provider-stub.js'
 
 /**
- * Semantic search through the HTTP API (issue 14, items 2 and 6) against a local provider with a
+ * Semantic search through the HTTP API against a local provider with a
  * bag-of-words embedder, so the nearest record is known: ranking, both vector paths (sqlite-vec and
  * the plain scan) answering the same, the index following create/update/delete without blocking a
  * write (provider hanging, then back: retried), hybrid mode, full-text fallback, 422 and tier gates.

@@ -6,7 +6,7 @@ import { expectProOnly } from '../../sync/test/pro-gate.js'
 import { DIMS, startProviderStub } from './provider-stub.js'
 
 /**
- * Bring-your-own AI keys through the HTTP API (issue 14, items 1 and 6): settings for free users,
+ * Bring-your-own AI keys through the HTTP API: settings for free users,
  * base_url for admins only, the key never in answers nor in the database file, and the test action
  * making one real call to a local server speaking the OpenAI and Ollama wire formats.
  */

@@ -5,8 +5,8 @@ import { fixtures } from './providers.js'
 import { dig, dnsApi, freePort, localService } from './support.js'
 
 /**
- * The DNS API as another household member or a careless paste would use it (issue 9: 1, 6, 9, 11;
- * issue 18: 2, 5): no zone inside or around another user's, DDNS answers scoped to their owner,
+ * The DNS API as another household member or a careless paste would use it:
+ * no zone inside or around another user's, DDNS answers scoped to their owner,
  * no lost update at a read-modify-write provider, nothing accepted that the server cannot serve,
  * one TTL per RRset, TXT taken as written.
  */

@@ -59,7 +59,7 @@ t.test('the six templates', async (t) => {
       'verify-google': ['token'],
       'verify-microsoft': ['token'],
     },
-    'required variables per decisions.md',
+    'the required variables docs/api.md lists',
   )
   t.match(list.data[0].records[0].content, /\{\{server_ip\}\}/, 'records shown with placeholders')
 

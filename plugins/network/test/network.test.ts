@@ -8,7 +8,7 @@ import { ToolMissingError } from '../../../core/plugin-api.js'
 import { apiKey, auth, build, owner } from '../../../test/helper.js'
 import { sourcePath } from '../../../test/paths.js'
 
-/** GET /network/interfaces and /network/connectivity through the HTTP API (issue 10, item 1). */
+/** GET /network/interfaces and /network/connectivity through the HTTP API. */
 
 const capture = readFileSync(sourcePath(import.meta.url, '../../../drivers/network/linux/test/fixtures/ip-address-show.json'), 'utf8')
 
@@ -38,7 +38,7 @@ const replay = async (cmd: string, args: readonly string[]) => {
   throw new ToolMissingError(cmd)
 }
 
-t.test('interfaces carry the fields of decisions.md, virtual ones marked', async (t) => {
+t.test('interfaces carry the documented fields, virtual ones marked', async (t) => {
   const app = await build(t, { run: replay, env: { HEARTH_NETWORK_SYSFS: sysfs(t) } })
   const o = await owner(app)
   const res = await app.inject({

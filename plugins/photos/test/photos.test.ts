@@ -9,7 +9,7 @@ import { expectProOnly, setTier } from '../../sync/test/pro-gate.js'
 import { makeJpeg } from './jpeg-fixture.js'
 
 /**
- * Photo AI indexing through the HTTP API (issue 14, items 5 and 6): JPEGs with real EXIF made here,
+ * Photo AI indexing through the HTTP API: JPEGs with real EXIF made here,
  * captions and labels from the vision model of a local Ollama-speaking provider (/api/chat with
  * images), incremental runs (unchanged files skipped, changed and removed ones followed), search by
  * caption, label and date, provider failures kept per photo and retried, tier gates.

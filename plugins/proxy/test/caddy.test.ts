@@ -11,7 +11,7 @@ import { until } from './tls-support.js'
  * caddy.service runs it, on free loopback ports with its own home; Hearth's data folder is out of its
  * reach): CRUD and validation, requests reaching the target,
  * disable/enable/delete taking effect, and a killed and restarted Caddy getting its routes back
- * without a Hearth restart (issue 10, item 2).
+ * without a Hearth restart.
  */
 
 /** A local app for routes to reach, a Caddy run as caddy, and Hearth pointed at it. */

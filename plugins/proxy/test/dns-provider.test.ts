@@ -5,7 +5,7 @@ import { startPorkbun } from '../../../drivers/dns-providers/porkbun/test/server
 import { addUser, auth, build, owner } from '../../../test/helper.js'
 
 /**
- * The proxy's DNS-provider integration (decisions.md): configured by an admin with the providers and
+ * The proxy's DNS-provider integration: configured by an admin with the providers and
  * credential keys of DNS provider accounts, tested with one real call against the provider's wire
  * format (a local Porkbun server), stored encrypted, never returned; its zone's records listed.
  */

@@ -10,7 +10,7 @@ import { freePort } from '../../dns/test/support.js'
 import { httpsGet, pebbleRoot, startPebbleAndCaddy, testCa, until } from './tls-support.js'
 
 /**
- * DNS-01 beyond Debian's Caddy (issue 10, item 4): a wildcard route in a zone Hearth serves gets a
+ * DNS-01 beyond Debian's Caddy: a wildcard route in a zone Hearth serves gets a
  * certificate that Hearth obtains itself with acme-client from pebble, which really checks the
  * challenge TXT record by asking Hearth's own DNS server; Caddy serves the certificate.
  */

@@ -4,7 +4,7 @@ import t from 'tap'
 import { auth, build, owner } from '../../../test/helper.js'
 
 /**
- * One route Caddy refuses never takes the others down (issue 10, item 2), and /health says which
+ * One route Caddy refuses never takes the others down, and /health says which
  * and why. Debian's Caddy accepts
  * every route Hearth's validation lets through, so this runs against a local server speaking
  * Caddy's admin API (`POST /load` → 400 with Caddy's error text, `GET /id/<@id>`) that refuses any

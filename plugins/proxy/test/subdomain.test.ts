@@ -4,7 +4,7 @@ import t from 'tap'
 import { addUser, auth, build, owner } from '../../../test/helper.js'
 
 /**
- * The service subdomain (issue 10, item 5) against a local server speaking the protocol documented in
+ * The service subdomain against a local server speaking the protocol documented in
  * plugins/proxy/subdomain.ts: status for any signed-in user, a request for pro admins only.
  */
 async function service(t: { teardown(fn: () => void): void }) {

@@ -14,7 +14,7 @@ import { httpsGet, pebbleRoot, startPebbleAndCaddy, testCa, until } from './tls-
  * a real Caddy run as user caddy, which serves them; SSL status reads them from what Caddy serves
  * (Hearth cannot read Caddy's storage); the local CA serves LAN names and is downloaded through
  * Caddy's admin API; a failed issuance reaches Hearth through Caddy's log sent to Hearth's
- * loopback port (issue 10, item 3).
+ * loopback port.
  */
 t.test('an ssl route gets a certificate from pebble through Caddy; SSL status and the CA', async (t) => {
   t.setTimeout(120_000)

@@ -6,7 +6,7 @@ import { MAX_PENDING } from '../journal.js'
 import { listening, type Message, refusedStatus, TestClient } from './ws-client.js'
 
 /**
- * Resumable realtime (issue 13): every event message carries `seq`; `?since=<seq>` replays the
+ * Resumable realtime: every event message carries `seq`; `?since=<seq>` replays the
  * caller's journaled events after it (own user, subscribe filter and scope applied), then streams;
  * a cursor the journal no longer covers gets `resync_required` first. The journal lives in SQLite,
  * so a daemon restart on the same data folder keeps resumption working.

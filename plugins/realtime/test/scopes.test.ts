@@ -3,7 +3,7 @@ import { addUser, apiKey, auth, owner } from '../../../test/helper.js'
 import { listening, TestClient } from './ws-client.js'
 
 /**
- * Who receives which event (issue 9, item 12): a key sees what its scope reads over REST, a role
+ * Who receives which event: a key sees what its scope reads over REST, a role
  * change or a revoked key takes effect on a live connection at once, and no subscribe filter shows
  * one user another's events.
  */

@@ -3,7 +3,7 @@ import { auth } from '../../../test/helper.js'
 import { bench } from './records-app.js'
 
 /**
- * Optimistic concurrency (issue 13, item 2): every record answer carries its ETag (`etag` field;
+ * Optimistic concurrency: every record answer carries its ETag (`etag` field;
  * `ETag` header on single-record answers), every write changes it, and If-Match on PATCH,
  * PATCH /custom, archive/unarchive, DELETE and restore answers 412 PRECONDITION_FAILED when stale.
  */

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { bench } from './records-app.js'
 
-// `date` uses the server's local time zone (decisions.md); pin one with DST and a UTC offset.
+// `date` uses the server's local time zone; pin one with DST and a UTC offset.
 // The household's zone is configured, never taken from the process TZ (CI runs these under three TZ values).
 const berlin = { env: { HEARTH_TIMEZONE: 'Europe/Berlin' } }
 

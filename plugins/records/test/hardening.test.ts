@@ -4,7 +4,7 @@ import { auth } from '../../../test/helper.js'
 import { bench, type Bench, upload } from './records-app.js'
 
 /**
- * Inputs an attacker chose to stall or exhaust the daemon, from the adversarial review (issue 9).
+ * Inputs an attacker chose to stall or exhaust the daemon, from the adversarial review.
  * Each finished within tap's time-out only once the work became linear (the old code needed minutes
  * for these sizes: 120k spaces took 12.7 s and the cost grows with the square of the size).
  */

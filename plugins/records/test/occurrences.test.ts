@@ -3,7 +3,7 @@ import { addUser } from '../../../test/helper.js'
 import { bench, exportOf, importInto } from './records-app.js'
 
 /**
- * One occurrence versus the series (issue 17, item 2): PATCH/DELETE with
+ * One occurrence versus the series: PATCH/DELETE with
  * scope=this|following|all and occurrence_start, overrides in ranged lists, and
  * the iCalendar form (RECURRENCE-ID with the series' UID, EXDATE) both ways.
  */

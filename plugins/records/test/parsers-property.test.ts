@@ -11,7 +11,7 @@ import { parseNoteFile } from '../formats/markdown.js'
 import { parseVCards } from '../formats/vcard-parse.js'
 
 /**
- * Every records parser that reads outside bytes, fed arbitrary input (issue 9): it returns, or
+ * Every records parser that reads outside bytes, fed arbitrary input: it returns, or
  * raises its own error, which the routes turn into a 4xx; never anything else. Linear time is
  * asserted by size, not by the clock: each generated fragment is also repeated to ~256 KB and
  * parsed, which a quadratic parser cannot finish within the test's time-out (120k spaces once

@@ -7,7 +7,7 @@ import { bench } from './records-app.js'
  * Statements that read rows by a list of sequence numbers (a page's keys, the records created since
  * a cached listing) must find each row by its primary key. Without statistics SQLite may instead
  * walk the user's whole index on the `user_id = ?` term and test every entry against the list:
- * the same rows, but at 1,200,000 notes 0.3-1.2 s for a page of 20 (issue 11). The plans are the
+ * the same rows, but at 1,200,000 notes 0.3-1.2 s for a page of 20. The plans are the
  * same on a small database, so they are checked here on every such statement the records service
  * prepared while it created, listed and searched.
  */

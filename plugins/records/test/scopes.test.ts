@@ -2,7 +2,7 @@ import t from 'tap'
 import { apiKey, auth } from '../../../test/helper.js'
 import { bench } from './records-app.js'
 
-t.test('agent and sync API keys may read and write records (decisions.md, Scopes)', async (t) => {
+t.test('agent and sync API keys may read and write records (the scope table in docs/security.md)', async (t) => {
   const { app, token } = await bench(t)
   for (const scope of ['agent', 'sync'] as const) {
     const key = await apiKey(app, token, { scope })

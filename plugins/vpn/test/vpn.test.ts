@@ -8,7 +8,7 @@ import { sourcePath } from '../../../test/paths.js'
 /**
  * The VPN endpoints against a stand-in Tailscale CLI (fixtures/tailscale, its output from the real
  * CLI's source: fixtures/SOURCES.md), in every state: not installed, daemon down, NeedsLogin with
- * its auth URL, Running, Stopped (issue 10, item 6).
+ * its auth URL, Running, Stopped.
  */
 const STANDIN = sourcePath(import.meta.url, 'fixtures/tailscale.mjs')
 

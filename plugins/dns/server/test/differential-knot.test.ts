@@ -8,7 +8,7 @@ import { dnsApi, freePort } from '../../test/support.js'
 import { splitTxt } from '../rdata.js'
 
 /**
- * Differential test against a reference server (issue 18). One zone is made through Hearth's API,
+ * Differential test against a reference server. One zone is made through Hearth's API,
  * the same records are served by Knot DNS, and a few thousand generated queries go to both with
  * `kdig` over UDP and TCP, with and without EDNS, names in mixed case, every type the API accepts,
  * ANY and unknown types. rcode, flags and every section (as sets, TTLs included) must agree, except
@@ -156,7 +156,7 @@ const ALLOWED: Array<{ why: string; applies: (q: { type: string; udp: boolean },
     applies: (q, h, k) => q.udp && h.flags.includes('tc') && k.flags.includes('tc'),
   },
   {
-    why: 'decisions.md and RFC 6891 7: Hearth caps UDP answers at 1,232 bytes whatever the client offers, so an answer Knot fits in 4096 may be TC here',
+    why: 'RFC 6891 7 and docs/api.md: Hearth caps UDP answers at 1,232 bytes whatever the client offers, so an answer Knot fits in 4096 may be TC here',
     applies: (q, h) => q.udp && h.flags.includes('tc') && h.sections.ANSWER.length === 0,
   },
 ]

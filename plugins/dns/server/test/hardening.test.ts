@@ -6,8 +6,8 @@ import { startServer } from './start.js'
 import { exampleZone } from './zone.js'
 
 /**
- * What an unauthenticated client on the internet can do to port 53 (issue 9, items 2 and 8), and
- * the answers a resolver must be able to trust (issue 18, items 1, 3 and 4).
+ * What an unauthenticated client on the internet can do to port 53, and
+ * the answers a resolver must be able to trust.
  */
 
 /** A query for `name` of `type` with the given id, optionally with an EDNS OPT advertising `udpSize`. */
@@ -89,7 +89,7 @@ t.test('response rate limiting per source prefix drops or truncates answers over
   const replies: Buffer[] = []
   socket.on('message', (msg) => replies.push(msg))
   for (let i = 0; i < 100; i++) socket.send(query('www.example.test', 1, i), port, '127.0.0.1')
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  await settled(replies)
   const full = replies.filter((r) => (r[2] & 0x02) === 0)
   const truncated = replies.filter((r) => (r[2] & 0x02) !== 0)
   t.ok(full.length >= 5 && full.length <= 10, `${full.length} full answers for 100 queries at 5/s`)
@@ -103,12 +103,32 @@ t.test('response rate limiting per source prefix drops or truncates answers over
   t.equal(tcp.answer[0]?.data, '192.0.2.10', 'TCP is never rate limited')
 
   const { port: exempt } = await startServer(t, [exampleZone()], { rateLimit: { perSecond: 5 } })
-  const results = await Promise.all(Array.from({ length: 20 }, () => dig(exempt, 'www.example.test', 'A')))
+  const local: Buffer[] = []
+  const client = dgram.createSocket('udp4')
+  t.teardown(() => client.close())
+  client.on('message', (msg) => local.push(msg))
+  for (let i = 0; i < 20; i++) client.send(query('www.example.test', 1, i), exempt, '127.0.0.1')
+  await settled(local, 20)
   t.ok(
-    results.every((r) => r.answer[0]?.data === '192.0.2.10' && !r.flags.includes('tc')),
-    'loopback (a local resolver, tests) is exempt by default',
+    local.length === 20 && local.every((r) => (r[2] & 0x02) === 0 && r.readUInt16BE(6) === 1),
+    `loopback (a local resolver, tests) is exempt by default: ${local.length} full answers for 20 queries`,
   )
 })
+
+/**
+ * Waits until `replies` holds `count` answers, or (without a count) until no answer came for half a
+ * second: a fixed pause misses answers on a machine whose cores are all taken.
+ */
+async function settled(replies: Buffer[], count = Infinity): Promise<void> {
+  let seen = -1
+  for (let i = 0; i < 300 && replies.length < count; i++) {
+    if (count === Infinity && i % 10 === 9) {
+      if (replies.length === seen) return
+      seen = replies.length
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
 
 t.test('answers after a CNAME: negative TTL, referral, wildcard CNAME (RFC 2308, 1034, 4592)', async (t) => {
   const zone = exampleZone()

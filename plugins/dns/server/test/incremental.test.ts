@@ -7,7 +7,7 @@ import { ZoneIndex } from '../zone-index.js'
 import { memoryLog } from './start.js'
 
 /**
- * A record write patches the zone in place (issue 9, "DNS record writes that scale"). Whatever the
+ * A record write patches the zone in place. Whatever the
  * sequence of changes (names appearing and going, delegations, wildcards, CNAMEs, the apex), the
  * patched index answers every query byte for byte as an index built from scratch on the same records.
  */

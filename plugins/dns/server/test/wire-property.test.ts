@@ -8,7 +8,7 @@ import { memoryLog, startServer } from './start.js'
 import { exampleZone } from './zone.js'
 
 /**
- * The DNS wire parser and the TCP framing fed arbitrary bytes (issue 9): a packet is answered or
+ * The DNS wire parser and the TCP framing fed arbitrary bytes: a packet is answered or
  * dropped, never thrown out of the responder; an answer is bounded (1,232 bytes over UDP, 65,535
  * over TCP); and any way of cutting a stream of framed queries into TCP segments gives the same
  * answers in the same order.

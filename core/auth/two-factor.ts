@@ -1,0 +1,65 @@
+import { HttpError } from '../errors.js'
+import { verifyPassword } from './passwords.js'
+import type { SecondFactor } from './second-factor.js'
+import type { SignInThrottle } from './sign-in-throttle.js'
+import type { Tokens } from './tokens.js'
+import type { Users } from './users.js'
+
+const wrong = (field: 'code' | 'password', what: string) => new HttpError('VALIDATION_ERROR', what, { field, constraint: 'match' })
+
+/**
+ * Turning two-factor sign-in on and off for the signed-in user. Nothing is half set: a set-up stays
+ * pending (login asks nothing more) until a first code confirms it. Wrong codes here count on the
+ * second-factor throttle as they do at sign-in, so a stolen session cannot guess its way through.
+ */
+export function createTwoFactor(deps: { users: Users; tokens: Tokens; secondFactor: SecondFactor; mfaThrottle: SignInThrottle }) {
+  const { secondFactor, mfaThrottle } = deps
+  const user = (userId: string) => {
+    const row = deps.users.get(userId)
+    if (!row) throw new HttpError('NOT_FOUND', 'User not found')
+    return row
+  }
+
+  return {
+    setup(userId: string) {
+      return secondFactor.begin(userId, user(userId).email)
+    },
+
+    /**
+     * Confirms the pending set-up with a code from the app: 2FA is on, the ten recovery codes are
+     * answered once, and every other session ends (it was signed in without a second factor).
+     */
+    confirm(userId: string, code: string, address: string, sessionId: string | undefined): { recovery_codes: string[] } {
+      mfaThrottle.check(userId, address, 'Too many wrong codes; try again later')
+      const codes = secondFactor.confirm(userId, code)
+      if (!codes) {
+        mfaThrottle.failed(userId, address)
+        throw wrong('code', 'The code does not match: check the app and the device clock')
+      }
+      mfaThrottle.succeeded(userId, address)
+      deps.tokens.revokeOthers(userId, sessionId)
+      return { recovery_codes: codes }
+    },
+
+    /** Turns 2FA off: the password and a current code (or a recovery code) are both needed. */
+    async disable(userId: string, password: string, code: string, address: string): Promise<void> {
+      const row = user(userId)
+      if (!secondFactor.enabled(userId)) throw new HttpError('NOT_FOUND', 'Two-factor sign-in is not on')
+      mfaThrottle.check(userId, address, 'Too many wrong codes; try again later')
+      const passwordOk = await verifyPassword(password, row.password_hash)
+      if (!passwordOk || !secondFactor.verify(userId, code)) {
+        mfaThrottle.failed(userId, address)
+        throw passwordOk ? wrong('code', 'The code does not match') : wrong('password', 'The password is wrong')
+      }
+      mfaThrottle.succeeded(userId, address)
+      secondFactor.remove(userId)
+    },
+
+    /** Whether 2FA is on and how many recovery codes are left. */
+    status(userId: string) {
+      const enabled = secondFactor.enabled(userId)
+      return { enabled, recovery_codes_left: enabled ? secondFactor.recoveryCodesLeft(userId) : 0 }
+    },
+  }
+}
+export type TwoFactor = ReturnType<typeof createTwoFactor>
