@@ -1,5 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net'
-import { unmapped } from './ip-prefix.js'
+import { unmapped } from './ip-address.js'
 
 /** A set of addresses and networks (`192.0.2.7`, `10.0.0.0/8`, `::1`, `fd00::/8`) an address is checked against. */
 export interface AddressList {

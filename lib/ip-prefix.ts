@@ -1,4 +1,5 @@
-import { isIPv4, isIPv6 } from 'node:net'
+import { isIPv4 } from 'node:net'
+import { ipv6Bytes, unmapped } from './ip-address.js'
 
 /**
  * Client addresses grouped into the networks one party controls. Counting per single IPv6 address is
@@ -10,41 +11,6 @@ import { isIPv4, isIPv6 } from 'node:net'
 export interface PrefixBits {
   v4: number
   v6: number
-}
-
-/** 16 bytes of an IPv6 address, or null when `address` is not one (a zone id `%eth0` is ignored). */
-export function ipv6Bytes(address: string): Uint8Array | null {
-  const text = address.split('%')[0] as string
-  if (!isIPv6(text)) return null
-  const out = new Uint8Array(16)
-  const [head = '', tail] = text.split('::')
-  const groups = (part: string): number[] => {
-    if (!part) return []
-    const words: number[] = []
-    for (const piece of part.split(':')) {
-      if (piece.includes('.')) {
-        const [a = 0, b = 0, c = 0, d = 0] = piece.split('.').map(Number)
-        words.push((a << 8) | b, (c << 8) | d)
-      } else words.push(Number.parseInt(piece, 16))
-    }
-    return words
-  }
-  const left = groups(head)
-  const right = tail === undefined ? [] : groups(tail)
-  const words = [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right]
-  words.forEach((word, i) => {
-    out[i * 2] = word >> 8
-    out[i * 2 + 1] = word & 0xff
-  })
-  return out
-}
-
-/** The IPv4 address an IPv4-mapped IPv6 address carries; any other address unchanged. */
-export function unmapped(address: string): string {
-  if (isIPv4(address) || !address.includes('.')) return address
-  const bytes = ipv6Bytes(address)
-  if (!bytes || bytes.subarray(0, 10).some((b) => b !== 0) || bytes[10] !== 0xff || bytes[11] !== 0xff) return address
-  return `${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`
 }
 
 function masked(bytes: Uint8Array, bits: number): Uint8Array {

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
+import { embeddedIPv4, ipv6Bytes } from './ip-address.js'
 
 /**
  * The one outbound-address policy: which addresses a URL given by someone who may not reach the
@@ -51,43 +52,6 @@ for (const [net, bits] of [
 ] as const)
   v6.addSubnet(net, bits, 'ipv6')
 
-/** The 16 bytes of an IPv6 address in text (hex groups, `::`, an optional dotted IPv4 tail); null when it is not one. */
-export function ipv6Bytes(address: string): number[] | null {
-  const text = address.replace(/%.*$/, '')
-  if (isIP(text) !== 6) return null
-  let tail: number[] = []
-  let head = text
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text)
-  if (dotted) {
-    head = dotted[1] as string
-    tail = (dotted[2] as string).split('.').map(Number)
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1)
-  }
-  const [left, right] = head.includes('::') ? head.split('::') : [head, null]
-  const groups = (s: string | null | undefined) => (s ? s.split(':').filter((g) => g !== '') : [])
-  const l = groups(left)
-  const r = groups(right)
-  const missing = 8 - tail.length / 2 - l.length - r.length
-  const hex = [...l, ...Array<string>(right === null ? 0 : missing).fill('0'), ...r]
-  const bytes = hex.flatMap((g) => {
-    const n = parseInt(g, 16)
-    return [n >> 8, n & 0xff]
-  })
-  bytes.push(...tail)
-  return bytes.length === 16 ? bytes : null
-}
-
-const dottedOf = (b: number[]) => b.join('.')
-
-/** The IPv4 address an IPv6 address carries (mapped, NAT64, 6to4), or null. */
-function embeddedV4(b: number[]): string | null {
-  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0)
-  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return dottedOf(b.slice(12))
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return dottedOf(b.slice(12))
-  if (b[0] === 0x20 && b[1] === 0x02) return dottedOf(b.slice(2, 6))
-  return null
-}
-
 /** True for an address a URL from someone without local-network rights may not reach; anything that is not an address is refused too. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address.replace(/%.*$/, ''))
@@ -95,7 +59,7 @@ export function isPrivateAddress(address: string): boolean {
   if (family !== 6) return true
   const bytes = ipv6Bytes(address)
   if (!bytes) return true
-  const inner = embeddedV4(bytes)
+  const inner = embeddedIPv4(bytes)
   if (inner) return v4.check(inner, 'ipv4')
   return v6.check(address.replace(/%.*$/, ''), 'ipv6')
 }

@@ -1,13 +1,8 @@
 import type { EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { HttpError } from '../../core/plugin-api.js'
-import {
-  type ApiRecord,
-  occurrences,
-  type RecordsPluginService,
-  type Recurrence,
-  type ResourceName,
-  type StoredProperty,
-} from '../records/public.js'
+import { ifMatchHolds, ifNoneMatchHolds } from '../../lib/etag.js'
+import { occurrences, type Recurrence } from '../../lib/ical/recurrence.js'
+import { type ApiRecord, type RecordsPluginService, type ResourceName, type StoredProperty } from '../records/public.js'
 import { objectEtag, readCalendar, readCard, writeCalendar, writeCard } from './objects.js'
 import type { DavStore, Kind, ObjectRow } from './store.js'
 
@@ -176,12 +171,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   // ---- writing ----
   const checkPreconditions = (current: DavObject | null, ifMatch: string | undefined, ifNoneMatch: string | undefined) => {
-    /** Whether a header's `*` or list of tags names the current object. */
-    const names = (header: string) => {
-      const tags = header.split(',').map((s) => s.trim())
-      return current !== null && (tags.includes('*') || tags.includes(current.etag))
-    }
-    if ((ifNoneMatch !== undefined && names(ifNoneMatch)) || (ifMatch !== undefined && !names(ifMatch))) {
+    const tag = current?.etag ?? null
+    if ((ifNoneMatch !== undefined && !ifNoneMatchHolds(ifNoneMatch, tag)) || (ifMatch !== undefined && !ifMatchHolds(ifMatch, tag))) {
       throw new HttpError('PRECONDITION_FAILED', 'The object changed since you read it (If-Match / If-None-Match)')
     }
   }

@@ -1,21 +1,17 @@
 import { createHash } from 'node:crypto'
 import { HttpError } from '../../core/plugin-api.js'
+import { type Component, parseComponents } from '../../lib/content-line/components.js'
+import { escapeText, parseContentLine, splitEscaped, unescapeText } from '../../lib/content-line/lines.js'
 import {
   type ApiRecord,
-  type Component,
   type ContactRecord,
   type EventRecord,
-  escapeText,
   EXTRA_PROPERTIES,
-  parseComponents,
-  parseContentLine,
   parseICalendar,
   parseVCards,
   serializeICalendar,
   serializeVCard,
-  splitEscaped,
   type StoredProperty,
-  unescapeText,
 } from '../records/public.js'
 
 /**

@@ -4,7 +4,7 @@ import { importExportRoutes } from './routes/import-export.js'
 import { noteArchiveRoutes } from './routes/notes.js'
 import { recordRoutes } from './routes/records.js'
 import { eventOccurrences } from './resources/event-occurrences.js'
-import { isZone } from './resources/zoned.js'
+import { isZone } from '../../lib/timezone/wall-clock.js'
 import { createRecordsService } from './service.js'
 import type { RecordsPluginService } from './public.js'
 

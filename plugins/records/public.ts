@@ -22,11 +22,10 @@ export { dropEmpty } from './engine/list.js'
 export { ARCHIVE_IMPORT_LIMITS } from './formats/archive.js'
 export type { StoredProperty } from './engine/properties.js'
 
-// The calendar and contact formats, for plugins that speak them to clients (CalDAV/CardDAV, sync connectors).
-export { type Component, escapeText, parseComponents, parseContentLine, splitEscaped, unescapeText } from './formats/content-line.js'
+// Records as calendar and contact files, for plugins that speak them to clients (CalDAV/CardDAV, sync connectors).
+// The formats themselves (content lines, RRULE, occurrences, time zones) are lib/'s: import them from there.
 export { parseICalendar } from './formats/ics-parse.js'
 export { serializeICalendar } from './formats/ics-serialize.js'
 export type { ContactRecord, EventRecord } from './formats/types.js'
 export { EXTRA_PROPERTIES, parseVCards } from './formats/vcard-parse.js'
 export { serializeVCard } from './formats/vcard-serialize.js'
-export { occurrences, type Recurrence } from './resources/recurrence.js'

@@ -35,7 +35,8 @@ import type Database from 'better-sqlite3'
 import { type EventBus, HttpError, type Metrics } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
-import { ifMatchHolds, preconditionFailed, versionOf } from './engine/etag.js'
+import { ifMatchHolds } from '../../lib/etag.js'
+import { preconditionFailed, versionOf } from './engine/etag.js'
 import { propertyStore, type StoredProperty } from './engine/properties.js'
 import { ExternalWrites } from './engine/external-writes.js'
 import { QueryCache } from './engine/query-cache.js'
@@ -182,9 +183,8 @@ export function createRecordsService({
    */
   const expected = (current: ApiRecord, ifMatch: string | undefined): number | null => {
     if (ifMatch === undefined) return null
-    const version = versionOf(current.etag) as number
-    if (!ifMatchHolds(ifMatch, version)) throw preconditionFailed(current.etag as string)
-    return version
+    if (!ifMatchHolds(ifMatch, current.etag as string)) throw preconditionFailed(current.etag as string)
+    return versionOf(current.etag) as number
   }
 
   /** After a write statement wrote nothing although the record was there: it changed meanwhile. */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { sourcePath } from '../../../test/paths.js'
-import { type Component, type ContentLine, parseComponents, unescapeText } from '../../records/formats/content-line.js'
+import { type Component, parseComponents } from '../../../lib/content-line/components.js'
+import { type ContentLine, unescapeText } from '../../../lib/content-line/lines.js'
 import { davBench } from './dav-app.js'
 
 /**

@@ -153,6 +153,14 @@ t.test('objects: PUT creates and replaces through the records service; ETags and
   const todo = 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTODO\r\nUID:t\r\nSUMMARY:x\r\nEND:VTODO\r\nEND:VCALENDAR\r\n'
   t.equal((await b.dav('PUT', '/dav/calendars/default/t.ics', todo, { 'content-type': 'text/calendar' })).status, 422)
 
+  // RFC 9110: If-None-Match compares weakly (W/"x" names the stored object too), If-Match strongly.
+  const current = replaced.headers.etag as string
+  t.equal((await b.dav('PUT', url, VCARD('jane-1', 'Jane'), { 'content-type': 'text/vcard', 'if-none-match': `W/${current}` })).status, 412)
+  t.equal((await b.dav('PUT', url, VCARD('jane-1', 'Jane'), { 'content-type': 'text/vcard', 'if-match': `W/${current}` })).status, 412)
+  t.equal(
+    (await b.dav('PUT', url, VCARD('jane-1', 'Jane'), { 'content-type': 'text/vcard', 'if-none-match': `"other", ${current}` })).status,
+    412,
+  )
   t.equal((await b.dav('DELETE', url, undefined, { 'if-match': '"stale"' })).status, 412)
   t.equal((await b.dav('DELETE', url, undefined, { 'if-match': replaced.headers.etag as string })).status, 204)
   t.equal((await b.dav('GET', url)).status, 404)

@@ -2,7 +2,8 @@ import { HttpError } from '../../../core/plugin-api.js'
 
 /**
  * Records' entity tags (RFC 9110 §8.8.3): the row's version, quoted, strong.
- * Every write raises the version, so equal tags mean the same stored record.
+ * Every write raises the version, so equal tags mean the same stored record. If-Match is
+ * judged by lib/etag.ts.
  */
 export const etagOf = (version: number): string => `"${version}"`
 
@@ -10,18 +11,6 @@ export const etagOf = (version: number): string => `"${version}"`
 export function versionOf(etag: unknown): number | null {
   const match = typeof etag === 'string' ? /^"([1-9][0-9]{0,15})"$/.exec(etag) : null
   return match ? Number(match[1]) : null
-}
-
-/**
- * Whether an If-Match header holds for a record at `version`: `*`, or a list of tags
- * of which one equals the record's. Strong comparison (§13.1.1): a weak tag (W/"3")
- * never matches. One pass over the header, no backtracking.
- */
-export function ifMatchHolds(header: string, version: number): boolean {
-  const value = header.trim()
-  if (value === '*') return true
-  const wanted = etagOf(version)
-  return value.split(',').some((tag) => tag.trim() === wanted)
 }
 
 /** 412 PRECONDITION_FAILED naming the record's current tag, so a client can re-read and retry. */

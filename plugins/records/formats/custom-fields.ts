@@ -1,4 +1,4 @@
-import { type ContentLine, contentLine, escapeText, unescapeText } from './content-line.js'
+import { type ContentLine, contentLine, escapeText, unescapeText } from '../../../lib/content-line/lines.js'
 import type { CustomFields } from './types.js'
 
 /**

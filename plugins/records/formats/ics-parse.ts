@@ -1,11 +1,13 @@
-import { type Component, type ContentLine, parseComponents, splitEscaped, unescapeText } from './content-line.js'
+import { type Component, parseComponents } from '../../../lib/content-line/components.js'
+import { type ContentLine, splitEscaped, unescapeText } from '../../../lib/content-line/lines.js'
+import { parseStamp } from '../../../lib/content-line/stamps.js'
+import type { Recurrence } from '../../../lib/ical/recurrence.js'
+import { parseRRule } from '../../../lib/ical/rrule.js'
+import { parseDuration, parseTime } from '../../../lib/ical/time.js'
+import { isZone } from '../../../lib/timezone/wall-clock.js'
 import { CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
-import { parseStamp } from './stamps.js'
-import { parseDuration, parseTime } from './ics-time.js'
-import { parseRRule } from './rrule.js'
-import { isZone } from '../resources/zoned.js'
 import type { StoredProperty } from '../engine/properties.js'
-import type { EventRecord, ParseResult, Recurrence } from './types.js'
+import type { EventRecord, ParseResult } from './types.js'
 
 /**
  * iCalendar → events: every VEVENT of every VCALENDAR, as Google Calendar,

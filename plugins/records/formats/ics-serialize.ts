@@ -1,12 +1,12 @@
-import { contentLine, escapeText } from './content-line.js'
+import { contentLine, escapeText } from '../../../lib/content-line/lines.js'
+import { formatStamp } from '../../../lib/content-line/stamps.js'
+import { formatRRule } from '../../../lib/ical/rrule.js'
+import { formatTime, formatTrigger } from '../../../lib/ical/time.js'
+import { vtimezone } from '../../../lib/ical/vtimezone.js'
+import { fromWall, toWall } from '../../../lib/timezone/wall-clock.js'
 import { customFieldLines } from './custom-fields.js'
-import { formatStamp } from './stamps.js'
-import { formatTime, formatTrigger } from './ics-time.js'
-import { formatRRule } from './rrule.js'
-import { vtimezone } from './vtimezone.js'
 import { ALARM_ACTIONS } from './ics-parse.js'
 import type { StoredProperty } from '../engine/properties.js'
-import { fromWall, toWall } from '../resources/zoned.js'
 import type { EventRecord } from './types.js'
 
 type ExportedEvent = EventRecord & { id?: string }

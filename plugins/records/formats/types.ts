@@ -5,6 +5,7 @@
  * (archived, timestamps, source); serializers take records as the API returns them.
  */
 
+import type { Recurrence } from '../../../lib/ical/recurrence.js'
 import type { StoredProperty } from '../engine/properties.js'
 
 export type CustomFields = Record<string, unknown> | null
@@ -59,19 +60,6 @@ export interface ContactRecord {
   source?: string | null
   created_at?: string
   updated_at?: string
-}
-
-export interface Recurrence {
-  freq: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'
-  interval?: number
-  byday?: string[]
-  bymonthday?: number[]
-  bymonth?: number[]
-  count?: number
-  /** YYYY-MM-DD (inclusive, in the event's zone) or an ISO datetime */
-  until?: string
-  /** Excluded occurrence starts: ISO instants, or YYYY-MM-DD */
-  exdates?: string[]
 }
 
 export interface EventRecord {

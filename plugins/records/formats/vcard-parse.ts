@@ -1,14 +1,8 @@
-import {
-  type Component,
-  type ContentLine,
-  decodeQuotedPrintable,
-  paramValues,
-  parseComponents,
-  splitEscaped,
-  unescapeText,
-} from './content-line.js'
+import { type Component, parseComponents } from '../../../lib/content-line/components.js'
+import { type ContentLine, splitEscaped, unescapeText } from '../../../lib/content-line/lines.js'
+import { parseStamp } from '../../../lib/content-line/stamps.js'
+import { decodeQuotedPrintable, groupLabels, prefRank, typeValues } from '../../../lib/vcard/params.js'
 import { addField, CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
-import { parseStamp } from './stamps.js'
 import {
   type ContactAddress,
   type ContactEmail,
@@ -96,11 +90,14 @@ function readCard(card: Component): ContactRecord {
         break
       }
       case 'EMAIL':
-        if (text()) ranked.emails.push([{ address: text(), label: emailLabel(types(cl), label), primary: false }, prefRank(cl)])
+        if (text()) ranked.emails.push([{ address: text(), label: emailLabel(typeValues(cl), label), primary: false }, prefRank(cl)])
         break
       case 'TEL':
         if (text())
-          ranked.phones.push([{ number: text().replace(/^tel:/i, ''), label: phoneLabel(types(cl), label), primary: false }, prefRank(cl)])
+          ranked.phones.push([
+            { number: text().replace(/^tel:/i, ''), label: phoneLabel(typeValues(cl), label), primary: false },
+            prefRank(cl),
+          ])
         break
       case 'ADR':
         record.addresses.push(readAddress(cl, label))
@@ -148,32 +145,6 @@ function readCard(card: Component): ContactRecord {
   return record
 }
 
-/** Apple groups a property with `itemN.X-ABLabel:_$!<Work>!$_` or a custom label. */
-function groupLabels(properties: ContentLine[]): Map<string, string> {
-  const labels = new Map<string, string>()
-  for (const cl of properties) {
-    if (cl.name === 'X-ABLABEL' && cl.group)
-      labels.set(
-        cl.group,
-        unescapeText(cl.value)
-          .replace(/^_\$!<(.*)>!\$_$/, '$1')
-          .trim(),
-      )
-  }
-  return labels
-}
-
-function types(cl: ContentLine): string[] {
-  return paramValues(cl, 'TYPE')
-}
-
-/** Preference: TYPE=pref (3.0) counts as PREF=1; PREF=1 is the most preferred (4.0); none is Infinity. */
-function prefRank(cl: ContentLine): number {
-  const pref = Number(cl.params.get('PREF')?.[0])
-  if (Number.isInteger(pref) && pref >= 1) return pref
-  return types(cl).includes('pref') ? 1 : Number.POSITIVE_INFINITY
-}
-
 function emailLabel(t: string[], groupLabel?: string): ContactEmail['label'] {
   const all = groupLabel ? [...t, groupLabel.toLowerCase()] : t
   if (all.includes('work')) return 'work'
@@ -195,7 +166,7 @@ function readAddress(cl: ContentLine, groupLabel?: string): ContactAddress {
   const [pobox = '', extended = '', street = '', city = '', state = '', code = '', country = ''] = splitEscaped(cl.value, ';').map((s) =>
     s.trim(),
   )
-  const label = types(cl).find((t) => !ADR_TYPE_NOISE.has(t)) ?? groupLabel?.toLowerCase() ?? null
+  const label = typeValues(cl).find((t) => !ADR_TYPE_NOISE.has(t)) ?? groupLabel?.toLowerCase() ?? null
   return {
     street: [street, extended, pobox].filter(Boolean).join('\n') || null,
     city: city || null,

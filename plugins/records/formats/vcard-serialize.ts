@@ -1,10 +1,11 @@
-import { contentLine, escapeText } from './content-line.js'
+import { contentLine, escapeText } from '../../../lib/content-line/lines.js'
+import { formatStamp } from '../../../lib/content-line/stamps.js'
+import { typedParams, type VCardVersion } from '../../../lib/vcard/params.js'
 import { customFieldLines } from './custom-fields.js'
-import { formatStamp } from './stamps.js'
 import type { ContactRecord } from './types.js'
 import { EXTRA_PROPERTIES } from './vcard-parse.js'
 
-export type VCardVersion = '3.0' | '4.0'
+export type { VCardVersion }
 
 const EMAIL_TYPE = { work: 'work', personal: 'home', other: 'other' } as const
 const PHONE_TYPE = { mobile: 'cell', work: 'work', home: 'home', other: 'other' } as const
@@ -35,10 +36,10 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
   if (c.job_title) lines.push(contentLine('TITLE', [], escapeText(c.job_title)))
   for (const e of c.emails) {
     const type = v4 ? [EMAIL_TYPE[e.label] ?? 'other'] : ['internet', EMAIL_TYPE[e.label] ?? 'other']
-    lines.push(contentLine('EMAIL', typed(type, e.primary, v4), escapeText(e.address)))
+    lines.push(contentLine('EMAIL', typedParams(type, e.primary, version), escapeText(e.address)))
   }
   for (const p of c.phones) {
-    const params = typed([PHONE_TYPE[p.label] ?? 'other'], p.primary, v4)
+    const params = typedParams([PHONE_TYPE[p.label] ?? 'other'], p.primary, version)
     // vCard 4.0's TEL defaults to a URI; numbers as people type them are text.
     lines.push(contentLine('TEL', v4 ? [['VALUE', 'text'], ...params] : params, escapeText(p.number)))
   }
@@ -67,15 +68,4 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
   if (c.updated_at) lines.push(`REV:${formatStamp(c.updated_at)}`)
   lines.push('END:VCARD')
   return `${lines.join('\r\n')}\r\n`
-}
-
-/** TYPE list plus the version's way of marking the preferred entry. */
-function typed(type: string[], primary: boolean, v4: boolean): Array<[string, string | string[]]> {
-  if (!primary) return [['TYPE', type]]
-  return v4
-    ? [
-        ['TYPE', type],
-        ['PREF', '1'],
-      ]
-    : [['TYPE', [...type, 'pref']]]
 }

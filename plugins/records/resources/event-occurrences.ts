@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
-import { ifMatchHolds, preconditionFailed, versionOf } from '../engine/etag.js'
+import { ifMatchHolds } from '../../../lib/etag.js'
+import { preconditionFailed } from '../engine/etag.js'
 import type { StoredProperty } from '../engine/properties.js'
 import type { ApiRecord, ImportResult, RecordsService, WriteOptions } from '../service.js'
-import { occurrences, type Recurrence } from './recurrence.js'
+import { occurrences, type Recurrence } from '../../../lib/ical/recurrence.js'
 
 /**
  * One occurrence of a series versus the whole series (RFC 5545 RECURRENCE-ID,
@@ -68,7 +69,7 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
   /** The series and the occurrence, checked: it is one of the series' starts (or an override already replaces it). */
   const locate = (userId: string, seriesId: string, occurrenceStart: string, ifMatch: string | undefined) => {
     const series = service.get(userId, 'events', seriesId)
-    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, versionOf(series.etag) as number)) throw preconditionFailed(series.etag as string)
+    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, series.etag as string)) throw preconditionFailed(series.etag as string)
     const rule = series.recurrence as Recurrence | null
     if (!rule) throw new HttpError('UNPROCESSABLE', 'scope applies to a recurring event (this one does not repeat)', { field: 'scope' })
     const at = Date.parse(occurrenceStart)

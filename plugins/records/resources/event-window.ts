@@ -1,5 +1,5 @@
 import { invalidQuery } from '../engine/validate.js'
-import { addDays, dayOf, fromWall, instantOf, parseDay, toWall, wall } from './zoned.js'
+import { addDays, dayOf, fromWall, instantOf, parseDay, toWall, wall } from '../../../lib/timezone/wall-clock.js'
 
 /**
  * The time window of an events list query, in the instance's time zone

@@ -5,8 +5,9 @@ import type { ResourceDefinition, SqlClause } from '../engine/types.js'
 import { examples } from './examples.js'
 import { invalid } from '../engine/validate.js'
 import { queryWindow } from './event-window.js'
-import { occurrences, Recurrence, type Recurrence as Rule } from './recurrence.js'
-import { isZone } from './zoned.js'
+import { occurrences, type Recurrence as Rule } from '../../../lib/ical/recurrence.js'
+import { isZone } from '../../../lib/timezone/wall-clock.js'
+import { Recurrence } from './recurrence.js'
 
 /** Calendar events (api.md, Calendar event), with recurrence expanded in ranged lists. */
 

@@ -1,5 +1,5 @@
 import { IdParams, type PluginInstance, Single } from '../../../core/plugin-api.js'
-import { ConditionalHeaders, ifMatchOf, tagged, withEtag } from '../engine/routes.js'
+import { ConditionalHeaders, ifMatchOf, tagged, withEtag } from './conditional.js'
 import type { RecordsService } from '../service.js'
 
 /**

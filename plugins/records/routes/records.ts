@@ -1,5 +1,5 @@
 import type { PluginInstance } from '../../../core/plugin-api.js'
-import { resourceRoutes } from '../engine/routes.js'
+import { resourceRoutes } from './resource.js'
 import type { EventOccurrences } from '../resources/event-occurrences.js'
 import type { RecordsService } from '../service.js'
 

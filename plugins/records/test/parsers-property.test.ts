@@ -8,7 +8,6 @@ import { ArchiveError, readArchive } from '../formats/archive.js'
 import { parseYaml } from '../formats/front-matter.js'
 import { parseICalendar } from '../formats/ics-parse.js'
 import { parseNoteFile } from '../formats/markdown.js'
-import { parseRRule } from '../formats/rrule.js'
 import { parseVCards } from '../formats/vcard-parse.js'
 
 /**
@@ -85,10 +84,6 @@ t.test('iCalendar: any text parses into entries and failures, never a throw', as
   fc.assert(
     fc.property(contentLines, (lines) => void parseICalendar(grow(crlf([...lines, ''])))),
     { numRuns: 20 },
-  )
-  fc.assert(
-    fc.property(fc.string(), (rule) => only(() => parseRRule(rule), Error)),
-    RUNS,
   )
   t.pass('iCalendar')
 })

@@ -1,6 +1,6 @@
-import type { ContentLine } from './content-line.js'
-import { formatStamp } from './stamps.js'
-import { fromWall, isZone, toWall, wall } from '../resources/zoned.js'
+import type { ContentLine } from '../content-line/lines.js'
+import { formatStamp } from '../content-line/stamps.js'
+import { fromWall, isZone, toWall, wall } from '../timezone/wall-clock.js'
 
 /**
  * iCalendar time values → ISO instants, in the zone each value names (tz

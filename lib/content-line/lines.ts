@@ -1,7 +1,8 @@
 /**
  * The line grammar vCard (RFC 6350/2426) and iCalendar (RFC 5545) share:
  * folded lines, `group.NAME;PARAM=a,b:value`, text escaping and RFC 6868
- * parameter escaping. Both format modules build on these helpers.
+ * parameter escaping. lib/ical and lib/vcard build on these helpers; components.ts groups the
+ * lines into BEGIN/END blocks.
  */
 
 export interface ContentLine {
@@ -57,29 +58,6 @@ function propertyPart(line: string): string {
 }
 
 const QUOTED_PRINTABLE = /^[^:]*;ENCODING=QUOTED-PRINTABLE[;:]/i
-
-/** Decodes a vCard 2.1 ENCODING=QUOTED-PRINTABLE value (CHARSET defaults to UTF-8) into plain text. */
-export function decodeQuotedPrintable(cl: ContentLine): ContentLine {
-  if (cl.params.get('ENCODING')?.[0]?.toUpperCase() !== 'QUOTED-PRINTABLE') return cl
-  const bytes: number[] = []
-  for (let i = 0; i < cl.value.length; i++) {
-    const hex = cl.value[i] === '=' ? /^[0-9A-Fa-f]{2}/.exec(cl.value.slice(i + 1, i + 3)) : null
-    if (hex) {
-      bytes.push(Number.parseInt(hex[0], 16))
-      i += 2
-    } else {
-      bytes.push(...Buffer.from(cl.value[i]))
-    }
-  }
-  const charset = cl.params.get('CHARSET')?.[0]?.toLowerCase() ?? 'utf-8'
-  let value: string
-  try {
-    value = new TextDecoder(charset).decode(Buffer.from(bytes))
-  } catch {
-    throw new Error(`line ${cl.line}: unknown CHARSET ${charset}`)
-  }
-  return { ...cl, value: value.replace(/\r\n?/g, '\n') }
-}
 
 /** Folds one logical line so no physical line exceeds 75 octets, never splitting a UTF-8 character. */
 export function fold(line: string): string {
@@ -214,66 +192,4 @@ function withoutControls(text: string): string {
 /** Lower-cased values of a parameter (TYPE=WORK,pref → ['work','pref']). */
 export function paramValues(cl: ContentLine, name: string): string[] {
   return (cl.params.get(name) ?? []).flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase())
-}
-
-export interface Component {
-  name: string
-  line: number
-  properties: ContentLine[]
-  components: Component[]
-  /** Why the component cannot be used (a malformed line inside it, or no END). */
-  broken?: string
-}
-
-/**
- * Groups content lines into BEGIN/END components. A malformed line breaks
- * the enclosing entry (the component at `entryDepth`: 0 for VCARD, 1 for
- * VEVENT) and is reported alone above that depth; a BEGIN of a component
- * that is still open closes it as broken (a missing END).
- */
-/** VCALENDAR > VEVENT > VALARM is 3 deep; a deeper file is hostile or broken. */
-const MAX_DEPTH = 8
-
-export function parseComponents(text: string, entryDepth = 0): { roots: Component[]; errors: Array<{ line: number; error: string }> } {
-  const roots: Component[] = []
-  const errors: Array<{ line: number; error: string }> = []
-  const stack: Component[] = []
-  const breakEntry = (line: number, error: string) => {
-    if (stack.length > entryDepth) stack[entryDepth].broken ??= error
-    else errors.push({ line, error })
-  }
-  for (const { line, text: raw } of unfold(text)) {
-    let cl: ContentLine
-    try {
-      cl = parseContentLine(line, raw)
-    } catch (err) {
-      breakEntry(line, (err as Error).message)
-      continue
-    }
-    const kind = cl.value.trim().toUpperCase()
-    if (cl.name === 'BEGIN') {
-      const reopened = stack.findIndex((c) => c.name === kind)
-      if (reopened >= 0) {
-        for (const open of stack.splice(reopened)) open.broken ??= `BEGIN:${open.name} on line ${open.line} is never closed`
-      }
-      if (stack.length >= MAX_DEPTH) {
-        breakEntry(line, `components nested deeper than ${MAX_DEPTH} levels`)
-        continue
-      }
-      const component: Component = { name: kind, line, properties: [], components: [] }
-      if (stack.length > 0) stack[stack.length - 1].components.push(component)
-      else roots.push(component)
-      stack.push(component)
-    } else if (cl.name === 'END') {
-      if (stack.length > 0 && stack[stack.length - 1].name === kind) stack.pop()
-      else breakEntry(line, `END:${kind} without matching BEGIN`)
-    } else if (stack.length > 0) {
-      stack[stack.length - 1].properties.push(cl)
-    } else {
-      errors.push({ line, error: `${cl.name} outside of any BEGIN/END block` })
-    }
-  }
-  // A missing END at the entry level breaks the entry; a missing END:VCALENDAR around complete events does not.
-  for (const open of stack.slice(entryDepth)) open.broken ??= `BEGIN:${open.name} on line ${open.line} is never closed`
-  return { roots, errors }
 }

@@ -1,10 +1,9 @@
-import { formatStamp } from './stamps.js'
-import { untilMs } from '../resources/recurrence.js'
-import type { Recurrence } from './types.js'
+import { formatStamp } from '../content-line/stamps.js'
+import { type Recurrence, untilMs } from './recurrence.js'
 
 /**
- * RRULE text ⇄ the recurrence object of docs/api.md (freq, interval, byday,
- * bymonthday, bymonth, count, until). WKST is accepted and dropped (it only
+ * RRULE text ⇄ a recurrence object (freq, interval, byday, bymonthday,
+ * bymonth, count, until: recurrence.ts). WKST is accepted and dropped (it only
  * matters with BYWEEKNO, which Hearth does not model); any other part would
  * change which days recur, so it fails the entry instead of being ignored.
  */

@@ -1,5 +1,5 @@
 import { IANAZone } from 'luxon'
-import { instantOfWall, offsetAt } from './zone-offsets.js'
+import { instantOfWall, offsetAt } from './offsets.js'
 
 /**
  * Wall-clock time in an IANA zone, with the tz database (Luxon): the calendar

@@ -1,9 +1,9 @@
-import { changesBetween, offsetAt } from '../resources/zone-offsets.js'
+import { changesBetween, offsetAt } from '../timezone/offsets.js'
 
 /**
  * A VTIMEZONE for an IANA zone (RFC 5545 3.6.5), from the tz database: one
  * STANDARD or DAYLIGHT observance per offset change between two years (the
- * changes zone-offsets.ts finds and keeps). Clients that know the IANA name use
+ * changes lib/timezone/offsets.ts finds and keeps). Clients that know the IANA name use
  * their own data; the others read these observances.
  */
 const MINUTE = 60_000

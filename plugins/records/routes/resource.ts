@@ -1,11 +1,11 @@
-import { type TSchema, Type } from '@sinclair/typebox'
-import type { FastifyReply } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { IdParams, Limit, ListOf, type PluginInstance, Single, StringEnum, Uuid } from '../../../core/plugin-api.js'
+import { CustomFields } from '../engine/schema-kit.js'
+import type { ListQuery, ResourceDefinition } from '../engine/types.js'
+import type { EventOccurrences } from '../resources/event-occurrences.js'
+import { chosenWrites, type OccurrenceChoice } from '../resources/occurrence-choice.js'
 import type { RecordsService, ResourceName } from '../service.js'
-import type { EventOccurrences, OccurrenceScope } from '../resources/event-occurrences.js'
-import { CustomFields } from './schema-kit.js'
-import { invalidQuery } from './validate.js'
-import type { ListQuery, ResourceDefinition } from './types.js'
+import { ConditionalHeaders, ifMatchOf, tagged, withEtag } from './conditional.js'
 
 /**
  * The routes every resource gets, generated from its definition: create,
@@ -13,38 +13,6 @@ import type { ListQuery, ResourceDefinition } from './types.js'
  * Each is its schema plus a call into the service. Single-record answers send
  * the record's ETag; writes honour If-Match (412 PRECONDITION_FAILED when stale).
  */
-
-/** The If-Match request header of conditional writes (RFC 9110 §13.1.1). */
-export const ConditionalHeaders = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({
-      maxLength: 2048,
-      description:
-        'Write only if the record is still at this ETag (as last read: `"7"`), or one of a comma-separated list; `*` matches any existing record. A stale tag answers 412 PRECONDITION_FAILED.',
-    }),
-  ),
-})
-
-/** The If-Match header a request sent, as the service takes it. */
-export const ifMatchOf = (request: { headers: Record<string, unknown> }): { ifMatch?: string } => {
-  const value = request.headers['if-match']
-  return typeof value === 'string' ? { ifMatch: value } : {}
-}
-
-/** A single-record answer's schema with its ETag header documented (the OpenAPI generator reads `headers`). */
-export function withEtag<T extends TSchema>(schema: T): T {
-  return {
-    ...schema,
-    headers: { ETag: { type: 'string', description: "The record's entity tag, the same as its `etag` field: send it back in If-Match" } },
-  }
-}
-
-/** Sends the record's ETag header (a record carries `etag`; a permanent delete's `{ id }` has none). */
-export function tagged<T extends object>(reply: FastifyReply, record: T): T {
-  const etag = (record as { etag?: unknown }).etag
-  if (typeof etag === 'string') void reply.header('etag', etag)
-  return record
-}
 
 /** Every list parameter of a resource: the common ones plus its own filters. */
 export function listQuerySchema(def: ResourceDefinition) {
@@ -84,13 +52,6 @@ const OccurrenceQuery = Type.Object({
   ),
 })
 
-function occurrenceOf(query: unknown): { scope: OccurrenceScope; start: string } | null {
-  const q = (query ?? {}) as { scope?: string; occurrence_start?: string }
-  if (!q.scope || q.scope === 'all') return null
-  if (!q.occurrence_start) throw invalidQuery('occurrence_start', 'required', `occurrence_start is required with scope=${q.scope}`)
-  return { scope: q.scope as OccurrenceScope, start: q.occurrence_start }
-}
-
 export function resourceRoutes(
   app: PluginInstance,
   service: RecordsService,
@@ -103,6 +64,7 @@ export function resourceRoutes(
   const one = def.singular
   const Record = def.schemas.record
   const item = Type.Union([def.listItem ?? Record, def.schemas.compact])
+  const writes = chosenWrites(service, occurrences)
 
   app.post(
     base,
@@ -158,13 +120,18 @@ export function resourceRoutes(
       },
       config: { errors: occurrences ? ['PRECONDITION_FAILED', 'UNPROCESSABLE'] : ['PRECONDITION_FAILED'] },
     },
-    async (request, reply) => {
-      const one = occurrenceOf(request.query)
-      const condition = ifMatchOf(request)
-      if (one && occurrences)
-        return tagged(reply, occurrences.update(request.userId, request.params.id, one.start, one.scope, request.body, condition))
-      return tagged(reply, service.update(request.userId, resource, request.params.id, request.body, condition))
-    },
+    async (request, reply) =>
+      tagged(
+        reply,
+        writes.update(
+          request.userId,
+          resource,
+          request.params.id,
+          request.body,
+          (request.query ?? {}) as OccurrenceChoice,
+          ifMatchOf(request),
+        ),
+      ),
   )
 
   app.patch(
@@ -199,15 +166,7 @@ export function resourceRoutes(
       },
       config: { errors: occurrences ? ['PRECONDITION_FAILED', 'UNPROCESSABLE'] : ['PRECONDITION_FAILED'] },
     },
-    async (request, reply) => {
-      const one = occurrenceOf(request.query)
-      const condition = ifMatchOf(request)
-      if (one && occurrences) return tagged(reply, occurrences.remove(request.userId, request.params.id, one.start, one.scope, condition))
-      return tagged(
-        reply,
-        service.remove(request.userId, resource, request.params.id, { permanent: request.query.permanent, ...condition }),
-      )
-    },
+    async (request, reply) => tagged(reply, writes.remove(request.userId, resource, request.params.id, request.query, ifMatchOf(request))),
   )
 
   app.post(

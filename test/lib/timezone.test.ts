@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon'
 import t from 'tap'
-import { instantOfWall, offsetAt } from '../resources/zone-offsets.js'
+import { instantOfWall, offsetAt } from '../../lib/timezone/offsets.js'
+import { dayKey, fromWall, instantOf, isZone, parseDay, toWall, wall } from '../../lib/timezone/wall-clock.js'
 
 /**
  * The offset tables against the tz database read directly (Luxon) in zones with
@@ -48,4 +49,18 @@ t.test('instantOfWall: existing wall times as the tz database has them; skipped 
     '2026-10-25T00:30:00.000Z',
     'the first 02:30',
   )
+})
+
+t.test('wall-clock arithmetic: a zone names its wall clock, the process TZ never enters', async (t) => {
+  const noon = Date.parse('2026-07-01T10:00:00Z')
+  t.equal(toWall(noon, 'Europe/Paris').toISOString(), '2026-07-01T12:00:00.000Z', 'floating: UTC fields are the wall clock')
+  t.equal(new Date(fromWall(wall(2026, 6, 1, 12), 'Europe/Paris')).toISOString(), '2026-07-01T10:00:00.000Z')
+  t.equal(wall(42, 0, 1).getUTCFullYear(), 42, 'years below 100 stay themselves')
+  t.equal(parseDay('2026-02-30'), null, 'a day that does not exist')
+  t.equal(parseDay('2026-02-28')?.toISOString(), '2026-02-28T00:00:00.000Z')
+  t.equal(new Date(instantOf('2026-07-01T12:00', 'Europe/Paris')).toISOString(), '2026-07-01T10:00:00.000Z', 'no offset: wall time')
+  t.equal(new Date(instantOf('2026-07-01T12:00Z', 'Europe/Paris')).toISOString(), '2026-07-01T12:00:00.000Z', 'an offset as written')
+  t.equal(dayKey(Date.parse('2026-07-01T23:30:00Z'), 'Asia/Tokyo'), '2026-07-02')
+  t.ok(isZone('UTC') && isZone('Pacific/Chatham'))
+  t.notOk(isZone('Mars/Olympus'))
 })
