@@ -5,7 +5,9 @@ import { withoutSecrets } from '../../../lib/url-credentials.js'
 import { type OffsiteCall, type OffsiteDriver, OffsiteError } from '../driver.js'
 import { countRemoved, parseLine, toProgress, toSnapshots, toSummary } from './messages.js'
 import { failure, runRestic } from './run.js'
-import { sftpCommand, sftpTarget } from './sftp.js'
+import { sftpCommand, sftpRepositoryProblem, sftpTarget } from './sftp.js'
+
+export { sftpRepositoryProblem }
 
 /** What the owning plugin hands the driver (ctx.settings). */
 export interface ResticSettings {
@@ -25,6 +27,8 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
   const global = (): string[] => {
     if (!s.repository) throw new OffsiteError('no repository is configured (HEARTH_OFFSITE_REPOSITORY)', 'failed')
     if (!s.password) throw new OffsiteError('no repository password (HEARTH_OFFSITE_PASSWORD)', 'failed')
+    const refused = sftpRepositoryProblem(s.repository)
+    if (refused) throw new OffsiteError(`HEARTH_OFFSITE_REPOSITORY: ${refused}`, 'failed')
     const args = ['--repo', s.repository, '--cache-dir', s.cacheDir]
     const sftp = sftpTarget(s.repository)
     if (sftp) {
