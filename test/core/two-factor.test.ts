@@ -139,6 +139,28 @@ t.test('wrong codes: 401 each, then 429 on their own throttle; the password thro
   t.equal((await b.post('/auth/login/mfa', { mfa_token: later, code: appCode(secret, b.clock.now) })).statusCode, 200, 'the window passes')
 })
 
+t.test('wrong codes from many addresses meet a budget of the account itself; a right code from a new one waits too', async (t) => {
+  // Limit 2: 2 per (account, client), 10 per client, 10 per account across clients.
+  const b = await bench(t, { HEARTH_LOGIN_FAIL_LIMIT: '2' })
+  const { secret } = await turnOn(b)
+  const fromAddress = (remoteAddress: string, payload: object) =>
+    b.app.inject({ method: 'POST', url: '/api/v1/auth/login/mfa', payload, remoteAddress })
+  const statuses: number[] = []
+  // Eleven addresses, each well inside its own budgets (one wrong code each).
+  for (let i = 1; i <= 11; i++) {
+    const token = (await b.login()).json().data.mfa_token
+    statuses.push((await fromAddress(`198.51.100.${i}`, { mfa_token: token, code: '000000' })).statusCode)
+  }
+  t.same(statuses, [...Array(10).fill(401), 429], 'the eleventh wrong code, from a fresh address, is refused (was 401)')
+  const token = (await b.login()).json().data.mfa_token
+  const fresh = await fromAddress('203.0.113.9', { mfa_token: token, code: appCode(secret, b.clock.now + STEP) })
+  t.equal(fresh.statusCode, 429, 'a right code from an address never seen is refused while the account is over (was 200)')
+  t.ok(Number(fresh.headers['retry-after']) > 0, 'Retry-After is set')
+  b.clock.now += 16 * 60_000
+  const later = (await b.login()).json().data.mfa_token
+  t.equal((await fromAddress('203.0.113.9', { mfa_token: later, code: appCode(secret, b.clock.now) })).statusCode, 200, 'the window passes')
+})
+
 t.test('a challenge takes five wrong codes, then the password is needed again', async (t) => {
   const b = await bench(t, { HEARTH_LOGIN_FAIL_LIMIT: '100' })
   const { secret } = await turnOn(b)
