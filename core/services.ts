@@ -78,6 +78,13 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     secondFactor,
     challenges: createMfaChallenges(now),
     mfaThrottle,
+    passwordChecks: createSignInThrottle({
+      failLimit: config.loginFailLimit,
+      now,
+      accountFactor: 1,
+      onAccountBlocked: (userId) =>
+        log.warn({ userId }, 'too many wrong current passwords for this account: password changes refused for 15 minutes'),
+    }),
     deliverReset: async (email, token) => {
       if (!config.mailerUrl) return false
       const res = await fetch(config.mailerUrl, {

@@ -103,7 +103,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
     app.post(
       url,
       {
-        config: { scope: 'general', userContext: true, errors: ['FORBIDDEN'] },
+        config: { scope: 'general', userContext: true, errors: ['FORBIDDEN', 'RATE_LIMITED'] },
         schema: {
           summary,
           description:
