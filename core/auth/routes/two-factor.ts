@@ -16,7 +16,7 @@ export async function twoFactorRoutes(app: PluginInstance, { twoFactor }: AuthRo
   app.post(
     '/auth/2fa/totp/setup',
     {
-      config: { ...own, errors: ['CONFLICT', 'RATE_LIMITED'] },
+      config: { ...own, errors: ['CONFLICT', 'RATE_LIMITED'], secret: true },
       schema: {
         summary: 'Start setting up an authenticator app',
         description:
@@ -31,7 +31,7 @@ export async function twoFactorRoutes(app: PluginInstance, { twoFactor }: AuthRo
   app.post(
     '/auth/2fa/totp/confirm',
     {
-      config: { ...own, errors: ['CONFLICT', 'RATE_LIMITED'] },
+      config: { ...own, errors: ['CONFLICT', 'RATE_LIMITED'], secret: true },
       schema: {
         summary: 'Turn two-factor sign-in on with a first code',
         description:
