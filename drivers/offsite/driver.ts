@@ -57,6 +57,7 @@ export interface OffsiteDriver extends DriverInstance {
   /** The repository's structure, and `readData` percent of its data read back and verified. */
   check(opts: { readDataPercent: number }, call?: OffsiteCall): Promise<OffsiteCheckResult>
   /** Restores a snapshot (an id, or 'latest') into `target`, which must be empty or absent. */
+  /** `snapshot`: an id (SNAPSHOT_REF) or 'latest'. */
   restore(snapshot: string, target: string, call?: OffsiteCall): Promise<void>
   /** Creates the SSH key pair used for SFTP repositories when absent; answers its public half. */
   sshKey(): Promise<string>
@@ -72,3 +73,9 @@ export class OffsiteError extends Error {
     this.name = 'OffsiteError'
   }
 }
+
+/**
+ * What a restore accepts as a snapshot: 'latest' or a hex id (the short 8-character form or
+ * longer). Anything else, a word starting with '-' above all, would reach the engine as an option.
+ */
+export const SNAPSHOT_REF = /^(?:latest|[0-9a-f]{8,64})$/

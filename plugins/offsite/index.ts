@@ -1,5 +1,5 @@
 import { definePlugin, Single } from '../../core/plugin-api.js'
-import restic from '../../drivers/offsite/restic/index.js'
+import restic, { sftpRepositoryProblem } from '../../drivers/offsite/restic/index.js'
 import { MIN_SCHEDULE_MINUTES, scheduleMessage, scheduleProblem } from '../../lib/cron.js'
 import { type BackupsService, schemaVersions } from '../backups/public.js'
 import { OffsiteConfig } from './config.js'
@@ -37,6 +37,8 @@ export default definePlugin(
     if (problem) throw new Error(`HEARTH_OFFSITE_CRON: "${api.config.cron}" ${scheduleMessage(problem)}`)
 
     const repository = api.config.repository
+    const refused = sftpRepositoryProblem(repository)
+    if (refused) throw new Error(`HEARTH_OFFSITE_REPOSITORY: ${refused}`)
     const password = repository ? ensureOffsitePassword(api.dataDir, api.config.password) : ''
     const paths = offsitePaths(api.dataDir)
     api.hal.register(restic)

@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { defaults } from '../../config/defaults.js'
 import { CoreConfig, envFilePath, parseEnvFile } from '../../core/config.js'
 import { isSecretSetting } from '../../core/logging/redact.js'
+import { maskUrlCredentials } from '../../lib/url-credentials.js'
 import { type Command, EXIT } from './command.js'
 import type { Context } from './context.js'
 import { installedPlugins } from './installed-plugins.js'
@@ -16,11 +17,14 @@ export interface Setting {
   secret: boolean
 }
 
-/** A secret shows only that it is set; a URL shows no user or password. */
+/**
+ * A secret shows only that it is set; a URL shows no user or password, and a URL inside a value
+ * (`rest:https://user:password@host/…`, an offsite repository) no password.
+ */
 export function mask(name: string, value: string): string {
   if (!value) return value
   if (isSecretSetting(name)) return `******** (${value.length} characters)`
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@')
+  return maskUrlCredentials(value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@'))
 }
 
 /** Every setting the core and the plugins declare, plus any other HEARTH_* given, with where its value comes from. */
@@ -58,7 +62,7 @@ export const config: Command = {
   summary: 'Show the effective settings and where each comes from (secrets masked)',
   usage: 'hearth config [--json]',
   help: `Sources, strongest first: the environment, <data>/hearth.env, the built-in default.
-Secrets (tokens, keys, passwords, passphrases) show only that they are set; URLs lose their user and password.`,
+Secrets (tokens, keys, passwords, passphrases) show only that they are set; URLs lose their user and password, a URL inside a value (an off-site repository) its password.`,
   options: { json: { type: 'boolean' } },
   maxArgs: 0,
   async run(args, ctx) {

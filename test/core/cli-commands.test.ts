@@ -40,9 +40,14 @@ t.test('with the daemon stopped: setup, users, keys, config and migrate work on 
   t.equal((await cli(['keys', 'list'], env)).stdout, '', 'a revoked key is no longer listed')
   t.equal((await cli(['keys', 'revoke', key.id], env)).code, 1, 'revoking twice fails')
 
-  const config = JSON.parse(
-    (await cli(['config', '--json'], { ...env, HEARTH_MAILER_URL: 'https://mailer:hunter2@mail.test/send' })).stdout,
-  ) as Array<{
+  const urls = {
+    HEARTH_MAILER_URL: 'https://mailer:hunter2@mail.test/send',
+    HEARTH_OFFSITE_REPOSITORY: 'rest:https://hearth:s3cretpw@backup.example:8000/repo',
+  }
+  const text = await cli(['config'], { ...env, ...urls })
+  t.match(text.stdout, /HEARTH_OFFSITE_REPOSITORY +rest:https:\/\/hearth:\*\*\*@backup\.example:8000\/repo /)
+  t.notOk(text.stdout.includes('s3cretpw') || text.stdout.includes('hunter2'), 'no password inside a URL is printed')
+  const config = JSON.parse((await cli(['config', '--json'], { ...env, ...urls })).stdout) as Array<{
     name: string
     value: string
     source: string
@@ -53,6 +58,7 @@ t.test('with the daemon stopped: setup, users, keys, config and migrate work on 
   t.match(byName.get('HEARTH_SYSTEM_TOKEN'), { source: 'hearth.env', value: /^\*+ \(\d+ characters\)$/ })
   t.notOk(JSON.stringify(config).includes(systemToken), 'no secret is printed')
   t.match(byName.get('HEARTH_MAILER_URL'), { source: 'environment', value: 'https://***@mail.test/send' })
+  t.match(byName.get('HEARTH_OFFSITE_REPOSITORY'), { value: 'rest:https://hearth:***@backup.example:8000/repo' })
   t.match(byName.get('HEARTH_PORT'), { source: 'default', value: '7200' })
   t.match(byName.get('HEARTH_DATA_DIR'), { source: 'environment' })
   t.match(byName.get('HEARTH_BACKUP_CRON'), { source: 'default', owner: 'backups' }, "plugins' settings are listed with their plugin")

@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { type DriverContext, defineDriver, ToolMissingError } from '../../../core/plugin-api.js'
 import { withoutSecrets } from '../../../lib/url-credentials.js'
-import { type OffsiteCall, type OffsiteDriver, OffsiteError } from '../driver.js'
+import { type OffsiteCall, type OffsiteDriver, OffsiteError, SNAPSHOT_REF } from '../driver.js'
 import { countRemoved, parseLine, toProgress, toSnapshots, toSummary } from './messages.js'
 import { failure, runRestic } from './run.js'
-import { sftpCommand, sftpTarget } from './sftp.js'
+import { sftpCommand, sftpRepositoryProblem, sftpTarget } from './sftp.js'
+
+export { sftpRepositoryProblem }
 
 /** What the owning plugin hands the driver (ctx.settings). */
 export interface ResticSettings {
@@ -25,6 +27,8 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
   const global = (): string[] => {
     if (!s.repository) throw new OffsiteError('no repository is configured (HEARTH_OFFSITE_REPOSITORY)', 'failed')
     if (!s.password) throw new OffsiteError('no repository password (HEARTH_OFFSITE_PASSWORD)', 'failed')
+    const refused = sftpRepositoryProblem(s.repository)
+    if (refused) throw new OffsiteError(`HEARTH_OFFSITE_REPOSITORY: ${refused}`, 'failed')
     const args = ['--repo', s.repository, '--cache-dir', s.cacheDir]
     const sftp = sftpTarget(s.repository)
     if (sftp) {
@@ -113,11 +117,12 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
     },
 
     async restore(snapshot, target, call) {
+      if (!SNAPSHOT_REF.test(snapshot)) throw new OffsiteError(`"${snapshot}" is not a snapshot id`, 'failed')
       if (existsSync(target) && readdirSync(target).length) throw new OffsiteError(`${target} is not empty`, 'failed')
       mkdirSync(target, { recursive: true, mode: 0o700 })
       call?.onProgress?.({ operation: 'restore', fraction: 0, bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0 })
       // --verify reads every restored file back against the snapshot's hashes.
-      await ok('restore', ['restore', snapshot, '--target', target, '--verify'], call)
+      await ok('restore', ['restore', '--target', target, '--verify', '--', snapshot], call)
       call?.onProgress?.({ operation: 'restore', fraction: 1, bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0 })
     },
 

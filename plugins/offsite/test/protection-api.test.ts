@@ -43,6 +43,8 @@ t.test('a repository URL password is masked in the answer; the generated passwor
 t.test('settings that would misbehave stop the start with the variable named', async (t) => {
   await t.rejects(build(t, { env: { HEARTH_OFFSITE_KEEP: 'daily=7,fortnightly=2' } }), /HEARTH_OFFSITE_KEEP: "fortnightly=2"/)
   await t.rejects(build(t, { env: { HEARTH_OFFSITE_CRON: '*/5 * * * *' } }), /HEARTH_OFFSITE_CRON: .*15 minutes/)
+  const exploit = 'sftp:bob\\-oProxyCommand=touch${IFS}pwned@example.invalid:/r'
+  await t.rejects(build(t, { env: { HEARTH_OFFSITE_REPOSITORY: exploit } }), /HEARTH_OFFSITE_REPOSITORY: the user/)
 })
 
 t.test('retention rules', async (t) => {

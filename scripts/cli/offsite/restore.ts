@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
-import { OffsiteError } from '../../../drivers/offsite/driver.js'
+import { OffsiteError, SNAPSHOT_REF } from '../../../drivers/offsite/driver.js'
 import { BackupRefused, installRestored, MANIFEST_ENTRY } from '../../../plugins/backups/public.js'
 import { verifyRestoredCopy } from '../../../plugins/offsite/verify-copy.js'
-import { type Command, CliError, EXIT } from '../command.js'
+import { type Command, CliError, EXIT, UsageError } from '../command.js'
 import { knownSchemaVersions } from '../known-schema.js'
 import { databaseHolders } from '../restore.js'
 import { offsiteSetup } from './setup.js'
@@ -22,6 +22,9 @@ folder set aside once it has started on the restored one. On a new box give
 HEARTH_OFFSITE_REPOSITORY and HEARTH_OFFSITE_PASSWORD from the emergency kit.`,
   maxArgs: 1,
   async run(args, ctx) {
+    const snapshot = args.positionals[0] ?? 'latest'
+    if (!SNAPSHOT_REF.test(snapshot))
+      throw new UsageError(`"${snapshot}" is not a snapshot id: give a hex id from \`hearth offsite snapshots\` or latest`)
     const lock = ctx.daemon()
     if (lock) throw new CliError(`the daemon is running (pid ${lock.pid}); stop it first`, EXIT.DAEMON)
     const holders = databaseHolders(ctx.config.dataDir)
@@ -32,7 +35,6 @@ HEARTH_OFFSITE_REPOSITORY and HEARTH_OFFSITE_PASSWORD from the emergency kit.`,
       rmSync(cacheDir, { recursive: true, force: true })
       throw err
     })
-    const snapshot = args.positionals[0] ?? 'latest'
     const dataDir = ctx.config.dataDir.replace(/\/+$/, '')
     mkdirSync(dirname(dataDir), { recursive: true })
     const staging = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}.restore-`))

@@ -2,7 +2,7 @@ import { readSlice } from '../../../core/config.js'
 import { runCommand } from '../../../core/hal/command.js'
 import { VERSION } from '../../../core/version.js'
 import type { OffsiteDriver, OffsiteProgress } from '../../../drivers/offsite/driver.js'
-import restic from '../../../drivers/offsite/restic/index.js'
+import restic, { sftpRepositoryProblem } from '../../../drivers/offsite/restic/index.js'
 import { OffsiteConfig } from '../../../plugins/offsite/config.js'
 import { parseKeep } from '../../../plugins/offsite/keep.js'
 import { createOperations, type Operations } from '../../../plugins/offsite/operations.js'
@@ -37,6 +37,8 @@ export async function offsiteSetup(ctx: Context, opts: { generatePassword: boole
   const cfg = readSlice(OffsiteConfig, ctx.sources, 'offsite')
   if (!cfg.repository)
     throw new CliError('no off-site repository: set HEARTH_OFFSITE_REPOSITORY (in <data>/hearth.env or the environment)', EXIT.CONFIG)
+  const refused = sftpRepositoryProblem(cfg.repository)
+  if (refused) throw new CliError(`HEARTH_OFFSITE_REPOSITORY: ${refused}`, EXIT.CONFIG)
   const keep = parseKeep(cfg.keep)
   if (typeof keep === 'string') throw new CliError(`HEARTH_OFFSITE_KEEP: ${keep}`, EXIT.CONFIG)
   const dataDir = opts.generatePassword ? ctx.ensureConfig().dataDir : ctx.config.dataDir
