@@ -69,9 +69,16 @@ export function prepareRoute(route: RouteOptions, ctx: PipelineContext): void {
       throw new Error(`${route.method} ${route.url}: error code ${code} is not in the catalogue (api.errors.define it first)`)
   }
   if (config.auth !== false) route.onRequest = withHook(route.onRequest, createGuard(ctx.guard, config), 'first')
+  if (config.secret) route.onSend = withHook(route.onSend, noStore, 'first')
   const mode = envelopeMode(route, config)
   route.schema = contract(route, config, mode, ctx)
   if (mode !== 'none') route.handler = enveloped(route.handler, mode, ctx)
+}
+
+/** Answers that carry a secret are kept by no cache (errors too: they are no cheaper to keep). */
+const noStore = async (_req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  reply.header('cache-control', 'no-store')
+  return payload
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

@@ -27,6 +27,9 @@ import { createSignInThrottle } from './auth/sign-in-throttle.js'
 import { createScheduler } from './scheduler.js'
 import { createSecretBox } from './secrets.js'
 
+/** Wrong second-factor codes one account may take across all clients in 15 minutes, as a multiple of the login fail limit. */
+const MFA_ACCOUNT_FACTOR = 5
+
 export interface ServiceOptions {
   run?: CommandRunner
   now?: () => number
@@ -56,7 +59,15 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const secrets = createSecretBox(config.encryptionKey)
   const secondFactor = createSecondFactor({ db, box: secrets, now })
   // Wrong second-factor codes have their own budget: a mistyped password does not spend the code's tries.
-  const mfaThrottle = createSignInThrottle({ failLimit: config.loginFailLimit, now })
+  // And one per account across all clients: a password holder with many addresses must not out-guess
+  // a 6-digit code. The code is never logged, only the account.
+  const mfaThrottle = createSignInThrottle({
+    failLimit: config.loginFailLimit,
+    now,
+    accountFactor: MFA_ACCOUNT_FACTOR,
+    onAccountBlocked: (userId) =>
+      log.warn({ userId }, 'too many wrong second-factor codes for this account: its code step is refused for 15 minutes'),
+  })
   const authService = createAuthService({
     db,
     users,
@@ -67,6 +78,13 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     secondFactor,
     challenges: createMfaChallenges(now),
     mfaThrottle,
+    passwordChecks: createSignInThrottle({
+      failLimit: config.loginFailLimit,
+      now,
+      accountFactor: 1,
+      onAccountBlocked: (userId) =>
+        log.warn({ userId }, 'too many wrong current passwords for this account: password changes refused for 15 minutes'),
+    }),
     deliverReset: async (email, token) => {
       if (!config.mailerUrl) return false
       const res = await fetch(config.mailerUrl, {

@@ -56,4 +56,9 @@ export interface RouteGuards {
    * does not validate such a body, and the OpenAPI document describes it as multipart/form-data.
    */
   upload?: string
+  /**
+   * The answer carries a secret (tokens, recovery codes, a new password or key): sent with
+   * `Cache-Control: no-store` so no browser or proxy cache keeps it.
+   */
+  secret?: boolean
 }

@@ -30,6 +30,8 @@ export interface AuthServiceDeps {
   challenges: MfaChallenges
   /** Wrong second-factor codes, counted like failed sign-ins but on their own budget. */
   mfaThrottle: SignInThrottle
+  /** Wrong current passwords at a password change, per user across all clients (besides signIns). */
+  passwordChecks: SignInThrottle
   /** Sends a password-reset token; resolves false when no mailer is configured. */
   deliverReset: (email: string, token: string) => Promise<boolean>
 }
@@ -119,14 +121,23 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** A new password: every session of the user ends (access tokens included); the answer is the caller's new session. */
-    async changePassword(userId: string, current: string, next: string, client: ClientInfo & { signedIn?: boolean } = {}) {
+    async changePassword(userId: string, current: string, next: string, client: ClientInfo & { address: string; signedIn?: boolean }) {
       const user = users.get(userId)
       // The answer is a new session: past a second factor only for a caller already signed in as the user.
       if (user && !client.signedIn && deps.secondFactor.enabled(userId))
         throw new HttpError('FORBIDDEN', 'With two-factor sign-in on, the password is changed from a signed-in session')
+      // The current password is a password oracle like login: wrong ones spend the same budgets, and one
+      // of the user's own, so a stolen session on many addresses cannot guess it.
+      const email = user?.email ?? userId
+      const tooMany = 'Too many wrong passwords; try again later'
+      deps.signIns.check(email, client.address, tooMany)
+      deps.passwordChecks.check(userId, client.address, tooMany)
       if (!user || !(await verifyPassword(current, user.password_hash))) {
+        deps.signIns.failed(email, client.address)
+        deps.passwordChecks.failed(userId, client.address)
         throw new HttpError('VALIDATION_ERROR', 'Current password is wrong', { field: 'current_password', constraint: 'match' })
       }
+      deps.signIns.succeeded(email, client.address)
       users.setPassword(userId, await hashPassword(next))
       tokens.revokeAllForUser(userId)
       return session(users.get(userId) as UserRow, client)

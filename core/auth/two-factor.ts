@@ -9,8 +9,9 @@ const wrong = (field: 'code' | 'password', what: string) => new HttpError('VALID
 
 /**
  * Turning two-factor sign-in on and off for the signed-in user. Nothing is half set: a set-up stays
- * pending (login asks nothing more) until a first code confirms it. Wrong codes here count on the
- * second-factor throttle as they do at sign-in, so a stolen session cannot guess its way through.
+ * pending (login asks nothing more) until a first code confirms it. Every step asks the password, so a
+ * stolen session cannot enrol the thief's app and lock the member out; wrong passwords and codes here
+ * count on the second-factor throttle as they do at sign-in.
  */
 export function createTwoFactor(deps: { users: Users; tokens: Tokens; secondFactor: SecondFactor; mfaThrottle: SignInThrottle }) {
   const { secondFactor, mfaThrottle } = deps
@@ -19,9 +20,18 @@ export function createTwoFactor(deps: { users: Users; tokens: Tokens; secondFact
     if (!row) throw new HttpError('NOT_FOUND', 'User not found')
     return row
   }
+  /** The account's password, checked under the second-factor throttle (a wrong one counts like a wrong code). */
+  const passwordMatches = async (userId: string, password: string, address: string) => {
+    mfaThrottle.check(userId, address, 'Too many wrong codes; try again later')
+    if (await verifyPassword(password, user(userId).password_hash)) return
+    mfaThrottle.failed(userId, address)
+    throw wrong('password', 'The password is wrong')
+  }
 
   return {
-    setup(userId: string) {
+    /** Starts a set-up: the password is asked, so a stolen session alone cannot enrol another app. */
+    async setup(userId: string, password: string, address: string) {
+      await passwordMatches(userId, password, address)
       return secondFactor.begin(userId, user(userId).email)
     },
 
@@ -29,8 +39,14 @@ export function createTwoFactor(deps: { users: Users; tokens: Tokens; secondFact
      * Confirms the pending set-up with a code from the app: 2FA is on, the ten recovery codes are
      * answered once, and every other session ends (it was signed in without a second factor).
      */
-    confirm(userId: string, code: string, address: string, sessionId: string | undefined): { recovery_codes: string[] } {
-      mfaThrottle.check(userId, address, 'Too many wrong codes; try again later')
+    async confirm(
+      userId: string,
+      password: string,
+      code: string,
+      address: string,
+      sessionId: string | undefined,
+    ): Promise<{ recovery_codes: string[] }> {
+      await passwordMatches(userId, password, address)
       const codes = secondFactor.confirm(userId, code)
       if (!codes) {
         mfaThrottle.failed(userId, address)

@@ -29,6 +29,7 @@ export function coreServices(db: Db, config: CoreConfig) {
     secondFactor,
     challenges: createMfaChallenges(Date.now),
     mfaThrottle: createSignInThrottle({ failLimit: config.loginFailLimit }),
+    passwordChecks: createSignInThrottle({ failLimit: config.loginFailLimit, accountFactor: 1 }),
     deliverReset: async () => false,
   })
   const apiKeys = createApiKeys(db)

@@ -95,12 +95,14 @@ t.test("someone failing to sign in as the user does not lock the user's devices 
   ).json().data
 
   // Two-factor sign-in on: the device is not asked for a code.
-  const { secret } = (await app.inject({ method: 'POST', url: '/api/v1/auth/2fa/totp/setup', headers: auth(o.token) })).json().data
+  const { secret } = (
+    await app.inject({ method: 'POST', url: '/api/v1/auth/2fa/totp/setup', payload: { password: o.password }, headers: auth(o.token) })
+  ).json().data
   const on = await app.inject({
     method: 'POST',
     url: '/api/v1/auth/2fa/totp/confirm',
     headers: auth(o.token),
-    payload: { code: appCode(secret, clock.now) },
+    payload: { password: o.password, code: appCode(secret, clock.now) },
   })
   t.equal(on.statusCode, 200)
 

@@ -16,9 +16,14 @@ t.test('users reset-2fa: a member who lost their phone signs in with the passwor
   t.equal((await cli(['users', 'reset-2fa', EMAIL], env)).code, 1, 'nothing to reset yet')
   const daemon = await startDaemon(t, dataDir)
   const token = ((await login(daemon.base)).json.data as { accessToken: string }).accessToken
-  const { secret } = (await call(daemon.base, 'POST', '/auth/2fa/totp/setup', token)).json.data as { secret: string }
+  const { secret } = (await call(daemon.base, 'POST', '/auth/2fa/totp/setup', token, { password: PASSWORD })).json.data as {
+    secret: string
+  }
   // The daemon's clock is the real one: a code for now (a step boundary passing is within the one step of drift).
-  t.equal((await call(daemon.base, 'POST', '/auth/2fa/totp/confirm', token, { code: appCode(secret, Date.now()) })).status, 200)
+  t.equal(
+    (await call(daemon.base, 'POST', '/auth/2fa/totp/confirm', token, { password: PASSWORD, code: appCode(secret, Date.now()) })).status,
+    200,
+  )
   t.match((await login(daemon.base)).json.data, { mfa_required: true }, '2FA on')
 
   const reset = await cli(['users', 'reset-2fa', EMAIL], env)

@@ -125,3 +125,35 @@ t.test('POST /auth/password: every other session ends; the answer is the new ses
   t.equal(left.length, 1)
   t.equal(left[0].current, true)
 })
+
+t.test('wrong current passwords are throttled per (user, client) and per user, at both paths', async (t) => {
+  const clock = { now: Date.UTC(2026, 10, 27, 12, 0, 0) }
+  const app = await build(t, { now: () => clock.now, env: { HEARTH_LOGIN_FAIL_LIMIT: '3' } })
+  const o = await owner(app)
+  const change = (url: string, current: string, remoteAddress: string) =>
+    app.inject({
+      method: 'POST',
+      url: `/api/v1${url}`,
+      headers: auth(o.token),
+      payload: { current_password: current, new_password: 'a new password 4' },
+      remoteAddress,
+    })
+  const statuses: number[] = []
+  for (const url of ['/auth/password', '/auth/change-password', '/auth/password', '/auth/change-password'])
+    statuses.push((await change(url, 'not the password', '198.51.100.1')).statusCode)
+  t.same(statuses, [400, 400, 400, 429], 'the fourth wrong one from a client is refused (was 400: no throttle)')
+  const right = await change('/auth/password', o.password, '198.51.100.1')
+  t.equal(right.statusCode, 429, 'even the right one, from that client')
+  t.ok(Number(right.headers['retry-after']) > 0, 'Retry-After is set')
+  const elsewhere = await change('/auth/password', o.password, '203.0.113.5')
+  t.equal(elsewhere.statusCode, 429, "and from another address: the user's own budget is spent")
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { email: o.email, password: o.password },
+    remoteAddress: '198.51.100.1',
+  })
+  t.equal(login.statusCode, 429, 'wrong current passwords spend the sign-in budget of that client on that account')
+  clock.now += 16 * 60_000
+  t.equal((await change('/auth/password', o.password, '203.0.113.5')).statusCode, 200, 'the window passes')
+})

@@ -21,15 +21,15 @@ async function bench(t: Parameters<typeof build>[0], env: Record<string, string>
 
 /** Sets 2FA up and confirms it at the bench's clock; answers the secret and the recovery codes. */
 async function turnOn(b: Awaited<ReturnType<typeof bench>>) {
-  const setup = await b.post('/auth/2fa/totp/setup', undefined, b.o.token)
+  const setup = await b.post('/auth/2fa/totp/setup', { password: b.o.password }, b.o.token)
   const { secret } = setup.json().data
-  const confirm = await b.post('/auth/2fa/totp/confirm', { code: appCode(secret, b.clock.now) }, b.o.token)
+  const confirm = await b.post('/auth/2fa/totp/confirm', { password: b.o.password, code: appCode(secret, b.clock.now) }, b.o.token)
   return { secret, codes: confirm.json().data.recovery_codes as string[] }
 }
 
 t.test('set-up, confirm, the two-step login; nothing is on before confirm', async (t) => {
   const b = await bench(t)
-  const setup = await b.post('/auth/2fa/totp/setup', undefined, b.o.token)
+  const setup = await b.post('/auth/2fa/totp/setup', { password: b.o.password }, b.o.token)
   t.equal(setup.statusCode, 200, setup.body)
   const { secret, otpauth_url } = setup.json().data
   t.match(secret, /^[A-Z2-7]{32}$/, '20 bytes, base32')
@@ -41,15 +41,15 @@ t.test('set-up, confirm, the two-step login; nothing is on before confirm', asyn
   t.ok(pending.json().data.accessToken, 'pending set-up: login still answers tokens')
   t.equal((await b.app.inject({ method: 'GET', url: '/api/v1/auth/2fa', headers: auth(b.o.token) })).json().data.enabled, false)
 
-  const wrong = await b.post('/auth/2fa/totp/confirm', { code: appCode(secret, b.clock.now + 5 * STEP) }, b.o.token)
+  const wrong = await b.post('/auth/2fa/totp/confirm', { password: b.o.password, code: appCode(secret, b.clock.now + 5 * STEP) }, b.o.token)
   t.equal(wrong.statusCode, 400)
   t.match(wrong.json().error, { code: 'VALIDATION_ERROR', details: { field: 'code' } })
-  const confirm = await b.post('/auth/2fa/totp/confirm', { code: appCode(secret, b.clock.now) }, b.o.token)
+  const confirm = await b.post('/auth/2fa/totp/confirm', { password: b.o.password, code: appCode(secret, b.clock.now) }, b.o.token)
   t.equal(confirm.statusCode, 200, confirm.body)
   const codes = confirm.json().data.recovery_codes as string[]
   t.equal(codes.length, 10)
   t.equal(new Set(codes).size, 10)
-  t.equal((await b.post('/auth/2fa/totp/setup', undefined, b.o.token)).statusCode, 409, 'already on: no second secret')
+  t.equal((await b.post('/auth/2fa/totp/setup', { password: b.o.password }, b.o.token)).statusCode, 409, 'already on: no second secret')
   t.equal(
     (await b.post('/auth/refresh', { refresh_token: pending.json().data.refreshToken })).statusCode,
     401,
@@ -139,12 +139,61 @@ t.test('wrong codes: 401 each, then 429 on their own throttle; the password thro
   t.equal((await b.post('/auth/login/mfa', { mfa_token: later, code: appCode(secret, b.clock.now) })).statusCode, 200, 'the window passes')
 })
 
+t.test('wrong codes from many addresses meet a budget of the account itself; a right code from a new one waits too', async (t) => {
+  // Limit 2: 2 per (account, client), 10 per client, 10 per account across clients.
+  const b = await bench(t, { HEARTH_LOGIN_FAIL_LIMIT: '2' })
+  const { secret } = await turnOn(b)
+  const fromAddress = (remoteAddress: string, payload: object) =>
+    b.app.inject({ method: 'POST', url: '/api/v1/auth/login/mfa', payload, remoteAddress })
+  const statuses: number[] = []
+  // Eleven addresses, each well inside its own budgets (one wrong code each).
+  for (let i = 1; i <= 11; i++) {
+    const token = (await b.login()).json().data.mfa_token
+    statuses.push((await fromAddress(`198.51.100.${i}`, { mfa_token: token, code: '000000' })).statusCode)
+  }
+  t.same(statuses, [...Array(10).fill(401), 429], 'the eleventh wrong code, from a fresh address, is refused (was 401)')
+  const token = (await b.login()).json().data.mfa_token
+  const fresh = await fromAddress('203.0.113.9', { mfa_token: token, code: appCode(secret, b.clock.now + STEP) })
+  t.equal(fresh.statusCode, 429, 'a right code from an address never seen is refused while the account is over (was 200)')
+  t.ok(Number(fresh.headers['retry-after']) > 0, 'Retry-After is set')
+  b.clock.now += 16 * 60_000
+  const later = (await b.login()).json().data.mfa_token
+  t.equal((await fromAddress('203.0.113.9', { mfa_token: later, code: appCode(secret, b.clock.now) })).statusCode, 200, 'the window passes')
+})
+
 t.test('a challenge takes five wrong codes, then the password is needed again', async (t) => {
   const b = await bench(t, { HEARTH_LOGIN_FAIL_LIMIT: '100' })
   const { secret } = await turnOn(b)
   const token = (await b.login()).json().data.mfa_token
   for (let i = 0; i < 5; i++) await b.post('/auth/login/mfa', { mfa_token: token, code: '000000' })
   t.equal((await b.post('/auth/login/mfa', { mfa_token: token, code: appCode(secret, b.clock.now + STEP) })).statusCode, 401)
+})
+
+t.test('setting up and confirming need the password: a stolen session alone cannot enrol its own app', async (t) => {
+  const b = await bench(t, { HEARTH_LOGIN_FAIL_LIMIT: '3' })
+  const setup = (payload: unknown) => b.post('/auth/2fa/totp/setup', payload, b.o.token)
+  t.equal((await setup(undefined)).statusCode, 400, 'no password: refused (was 200)')
+  const wrongSetup = await setup({ password: 'not the password' })
+  t.equal(wrongSetup.statusCode, 400)
+  t.match(wrongSetup.json().error, { code: 'VALIDATION_ERROR', details: { field: 'password' } })
+  const { secret } = (await setup({ password: b.o.password })).json().data
+  const confirm = (password: string | undefined) =>
+    b.post('/auth/2fa/totp/confirm', { ...(password === undefined ? {} : { password }), code: appCode(secret, b.clock.now) }, b.o.token)
+  t.equal((await confirm(undefined)).statusCode, 400, 'a right code without the password: refused (was 200)')
+  const wrongConfirm = await confirm('not the password')
+  t.equal(wrongConfirm.statusCode, 400)
+  t.match(wrongConfirm.json().error, { code: 'VALIDATION_ERROR', details: { field: 'password' } })
+  t.equal((await confirm('still not it')).statusCode, 400, 'the third wrong password (limit 3)')
+  const limited = await confirm('nor this')
+  t.equal(limited.statusCode, 429, 'wrong passwords count on the second-factor throttle')
+  t.ok(Number(limited.headers['retry-after']) > 0)
+  t.equal(
+    (await b.app.inject({ method: 'GET', url: '/api/v1/auth/2fa', headers: auth(b.o.token) })).json().data.enabled,
+    false,
+    'still off',
+  )
+  b.clock.now += 16 * 60_000
+  t.equal((await confirm(b.o.password)).statusCode, 200, 'the password and a code turn it on')
 })
 
 t.test('turning it off needs the password and a code; then the password alone signs in', async (t) => {
@@ -186,10 +235,15 @@ t.test('the secret and the recovery codes are not in the database in clear', asy
 
 t.test('the API refuses 2FA management to credentials that are not the user', async (t) => {
   const b = await bench(t)
-  const setup = await b.app.inject({ method: 'POST', url: '/api/v1/auth/2fa/totp/setup', headers: auth(b.app.systemToken) })
+  const setup = await b.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/2fa/totp/setup',
+    payload: { password: b.o.password },
+    headers: auth(b.app.systemToken),
+  })
   t.equal(setup.statusCode, 200, 'the system token acts for the sole user')
   const key = await b.post('/admin/api-keys', { scope: 'agent' }, b.o.token)
-  const agent = await b.post('/auth/2fa/totp/setup', undefined, key.json().data.key)
+  const agent = await b.post('/auth/2fa/totp/setup', { password: b.o.password }, key.json().data.key)
   t.equal(agent.statusCode, 403)
   t.equal(agent.json().error.code, 'INSUFFICIENT_SCOPE')
 })

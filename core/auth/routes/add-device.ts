@@ -34,7 +34,7 @@ export async function addDeviceRoutes(app: PluginInstance, { appPasswords, users
   app.post(
     '/devices/davx5',
     {
-      config: own,
+      config: { ...own, secret: true },
       schema: {
         summary: 'Add a device through DAVx⁵ or another CalDAV/CardDAV client',
         description:
@@ -59,7 +59,7 @@ export async function addDeviceRoutes(app: PluginInstance, { appPasswords, users
   app.post(
     '/devices/apple-profile',
     {
-      config: { ...own, envelope: 'none' },
+      config: { ...own, envelope: 'none', secret: true },
       schema: {
         summary: 'Add an iPhone, iPad or Mac: a configuration profile with the calendar and contacts accounts',
         description:
@@ -79,7 +79,6 @@ export async function addDeviceRoutes(app: PluginInstance, { appPasswords, users
       const profile = appleProfile({ ...where, name: req.body.name, email: emailOf(req.userId), password, path: DAV_PATH })
       reply.header('content-type', APPLE_PROFILE_TYPE)
       reply.header('content-disposition', 'attachment; filename="hearth.mobileconfig"')
-      reply.header('cache-control', 'no-store')
       return reply.send(profile)
     },
   )

@@ -34,7 +34,7 @@ export async function adminUserRoutes(app: PluginInstance, { users, service, acc
   app.post(
     '/admin/invitations',
     {
-      config: { ...admin, errors: ['CONFLICT'] },
+      config: { ...admin, errors: ['CONFLICT'], secret: true },
       schema: {
         summary: 'Invite a user by email',
         description: 'Answers the invitation token the invitee registers with (POST /auth/register).',

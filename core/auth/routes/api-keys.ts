@@ -10,7 +10,7 @@ export async function apiKeyRoutes(app: PluginInstance, { apiKeys, accounts }: A
   app.post(
     '/admin/api-keys',
     {
-      config: admin,
+      config: { ...admin, secret: true },
       schema: {
         summary: 'Create an API key',
         description:

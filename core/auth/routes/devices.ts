@@ -14,7 +14,7 @@ export async function deviceRoutes(app: PluginInstance, { appPasswords, tokens }
   app.post(
     '/auth/app-passwords',
     {
-      config: own,
+      config: { ...own, secret: true },
       schema: {
         summary: 'Create an app password for a device',
         description:

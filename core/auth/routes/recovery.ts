@@ -12,7 +12,7 @@ export async function recoveryRoutes(app: PluginInstance, { service, throttled }
   app.post(
     '/auth/register',
     {
-      config: { ...pub, errors: ['CONFLICT'] },
+      config: { ...pub, errors: ['CONFLICT'], secret: true },
       onRequest: throttled('register'),
       schema: {
         operationId: 'auth.register',

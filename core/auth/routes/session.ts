@@ -9,7 +9,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
   const pub = { auth: false } as const
   const throttledPub = { auth: false, errors: ['RATE_LIMITED'] }
   // A wrong password or a dead refresh token answers 401 on these public routes.
-  const signIn = { auth: false, errors: ['RATE_LIMITED', 'UNAUTHORIZED'] }
+  const signIn = { auth: false, errors: ['RATE_LIMITED', 'UNAUTHORIZED'], secret: true }
 
   app.get(
     '/auth/status',
@@ -23,7 +23,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
   app.post(
     '/auth/setup',
     {
-      config: { ...throttledPub, errors: ['RATE_LIMITED', 'CONFLICT'] },
+      config: { ...throttledPub, errors: ['RATE_LIMITED', 'CONFLICT'], secret: true },
       onRequest: throttled('setup'),
       schema: {
         operationId: 'auth.setup',
@@ -103,7 +103,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
     app.post(
       url,
       {
-        config: { scope: 'general', userContext: true, errors: ['FORBIDDEN'] },
+        config: { scope: 'general', userContext: true, errors: ['FORBIDDEN', 'RATE_LIMITED'], secret: true },
         schema: {
           summary,
           description:

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { PluginInstance } from '../../plugin-api.js'
 import { Single } from '../../schemas.js'
-import { RecoveryCodes, TotpConfirmBody, TotpDisableBody, TotpSetup, TwoFactorStatus } from '../schemas.js'
+import { RecoveryCodes, TotpConfirmBody, TotpDisableBody, TotpSetup, TotpSetupBody, TwoFactorStatus } from '../schemas.js'
 import type { AuthRoutesOptions } from './index.js'
 
 export async function twoFactorRoutes(app: PluginInstance, { twoFactor }: AuthRoutesOptions) {
@@ -16,30 +16,31 @@ export async function twoFactorRoutes(app: PluginInstance, { twoFactor }: AuthRo
   app.post(
     '/auth/2fa/totp/setup',
     {
-      config: { ...own, errors: ['CONFLICT'] },
+      config: { ...own, errors: ['CONFLICT', 'RATE_LIMITED'], secret: true },
       schema: {
         summary: 'Start setting up an authenticator app',
         description:
-          'Answers a new secret and its `otpauth://` URL (for a QR code). Nothing changes at sign-in until POST /auth/2fa/totp/confirm; a second set-up replaces a pending one; 409 while two-factor sign-in is on.',
+          'Needs the password (a wrong one is 400 VALIDATION_ERROR `password`). Answers a new secret and its `otpauth://` URL (for a QR code). Nothing changes at sign-in until POST /auth/2fa/totp/confirm; a second set-up replaces a pending one; 409 while two-factor sign-in is on.',
+        body: TotpSetupBody,
         response: { 200: Single(TotpSetup) },
       },
     },
-    async (req) => twoFactor.setup(req.userId),
+    async (req) => twoFactor.setup(req.userId, req.body.password, req.ip),
   )
 
   app.post(
     '/auth/2fa/totp/confirm',
     {
-      config: { ...own, errors: ['CONFLICT', 'RATE_LIMITED'] },
+      config: { ...own, errors: ['CONFLICT', 'RATE_LIMITED'], secret: true },
       schema: {
         summary: 'Turn two-factor sign-in on with a first code',
         description:
-          'Answers ten single-use recovery codes, shown this once. Every other session of the user is signed out. A wrong code is 400 VALIDATION_ERROR (`code`); 409 when no set-up is pending.',
+          'Needs the password and a code from the app. Answers ten single-use recovery codes, shown this once. Every other session of the user is signed out. A wrong password or code is 400 VALIDATION_ERROR (`password` or `code`); 409 when no set-up is pending.',
         body: TotpConfirmBody,
         response: { 200: Single(RecoveryCodes) },
       },
     },
-    async (req) => twoFactor.confirm(req.userId, req.body.code, req.ip, req.auth.sessionId),
+    async (req) => twoFactor.confirm(req.userId, req.body.password, req.body.code, req.ip, req.auth.sessionId),
   )
 
   app.delete(
