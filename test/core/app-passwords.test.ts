@@ -1,7 +1,7 @@
 import t from 'tap'
 import dav from '../../plugins/dav/index.js'
 import records from '../../plugins/records/index.js'
-import { auth, build, owner } from '../helper.js'
+import { addUser, auth, build, owner } from '../helper.js'
 import { appCode } from '../totp-reference.js'
 
 /** App passwords: a device's DAV credential, made and revoked by its user, through the HTTP API and a real DAV request. */
@@ -61,27 +61,12 @@ t.test('create (shown once), sign in to /dav/ with it, listed with its last use,
 
 t.test("a member cannot see or revoke another member's app passwords", async (t) => {
   const { app, o } = await bench(t)
-  const invite = await app.inject({
-    method: 'POST',
-    url: '/api/v1/admin/invitations',
-    headers: auth(o.token),
-    payload: { email: 'kid@home.test' },
-  })
-  const kid = (
-    await app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/register',
-      payload: { token: invite.json().data.token, password: 'kid password 1' },
-    })
-  ).json().data
+  const kid = await addUser(app, o.token, { email: 'kid@home.test' })
   const mine = (
     await app.inject({ method: 'POST', url: '/api/v1/auth/app-passwords', headers: auth(o.token), payload: { name: 'Mac' } })
   ).json().data
-  t.same((await app.inject({ method: 'GET', url: '/api/v1/auth/app-passwords', headers: auth(kid.accessToken) })).json().data, [])
-  t.equal(
-    (await app.inject({ method: 'DELETE', url: `/api/v1/auth/app-passwords/${mine.id}`, headers: auth(kid.accessToken) })).statusCode,
-    404,
-  )
+  t.same((await app.inject({ method: 'GET', url: '/api/v1/auth/app-passwords', headers: auth(kid.token) })).json().data, [])
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/app-passwords/${mine.id}`, headers: auth(kid.token) })).statusCode, 404)
   t.equal(
     (await app.inject({ method: 'POST', url: '/api/v1/auth/app-passwords', headers: auth(o.token), payload: { name: '' } })).statusCode,
     400,

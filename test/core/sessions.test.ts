@@ -1,5 +1,5 @@
 import t from 'tap'
-import { auth, build, owner } from '../helper.js'
+import { addUser, auth, build, owner } from '../helper.js'
 
 /** Sessions listed and signed out; a password change ends every other one. */
 
@@ -71,22 +71,10 @@ t.test('one session per sign-in, with its client; signing one out ends its refre
 t.test("a member cannot sign another member's session out", async (t) => {
   const app = await build(t)
   const o = await owner(app)
-  const invite = await app.inject({
-    method: 'POST',
-    url: '/api/v1/admin/invitations',
-    headers: auth(o.token),
-    payload: { email: 'kid@home.test' },
-  })
-  const kid = (
-    await app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/register',
-      payload: { token: invite.json().data.token, password: 'kid password 1' },
-    })
-  ).json().data
+  const kid = await addUser(app, o.token, { email: 'kid@home.test' })
   const ownerSession = (await app.inject({ method: 'GET', url: '/api/v1/auth/sessions', headers: auth(o.token) })).json().data[0]
   t.equal(
-    (await app.inject({ method: 'DELETE', url: `/api/v1/auth/sessions/${ownerSession.id}`, headers: auth(kid.accessToken) })).statusCode,
+    (await app.inject({ method: 'DELETE', url: `/api/v1/auth/sessions/${ownerSession.id}`, headers: auth(kid.token) })).statusCode,
     404,
   )
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/auth/sessions', headers: auth(o.token) })).statusCode, 200)
