@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
+import { watchDaemon } from '../../../test/daemon-watch.js'
 import { basicHeader } from './dav-app.js'
 import { type Daemon, startDaemon } from './daemon.js'
 
@@ -17,14 +17,6 @@ const RSS_GROWTH_BOUND = 300 * 1024 * 1024
 const BUDGET = 16 * 1024 * 1024
 /** What /health should take while the attack runs (printed, not asserted). */
 const HEALTH_BOUND_MS = 100
-/** Past this the daemon is killed so the test machine survives the old code's behaviour. */
-const KILL_AT = 2 * 1024 * 1024 * 1024
-
-const kb = (name: string, pid: number) => {
-  const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return Number(m?.[1] ?? 0) * 1024
-}
-
 interface Outcome {
   status: number
   bytes: number
@@ -60,34 +52,7 @@ function healthBound(t: { comment(message: string): void }, o: Outcome, baseline
 
 /** Sends one request, reading its answer as a stream, while /health is probed and memory sampled. */
 async function attack(d: Daemon, method: string, path: string, body: string, headers: Record<string, string>): Promise<Outcome> {
-  const resting = kb('VmRSS', d.pid)
-  let done = false
-  let peak = resting
-  let slowestHealth = 0
-  let healthFailures = 0
-  const sampler = setInterval(() => {
-    try {
-      // The high-water mark: a peak between two samples is counted too.
-      peak = Math.max(peak, kb('VmHWM', d.pid))
-      if (kb('VmRSS', d.pid) - resting > KILL_AT) process.kill(d.pid, 'SIGKILL')
-    } catch {
-      // the process is gone
-    }
-  }, 20)
-  const probes = (async () => {
-    while (!done) {
-      const started = performance.now()
-      try {
-        const res = await fetch(`${d.base}/api/v1/health`, { signal: AbortSignal.timeout(5000) })
-        await res.arrayBuffer()
-        if (res.status !== 200) healthFailures++
-      } catch {
-        healthFailures++
-      }
-      slowestHealth = Math.max(slowestHealth, performance.now() - started)
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-  })()
+  const watch = watchDaemon(d.pid, `${d.base}/api/v1/health`, 'VmHWM')
   const started = performance.now()
   let status = 0
   let bytes = 0
@@ -112,16 +77,14 @@ async function attack(d: Daemon, method: string, path: string, body: string, hea
     status = -1
   }
   const ms = performance.now() - started
-  done = true
-  await probes
-  clearInterval(sampler)
+  const seen = await watch.stop()
   let alive = false
   try {
     alive = (await fetch(`${d.base}/api/v1/health`)).status === 200
   } catch {
     alive = false
   }
-  return { status, bytes, body: head, peakGrowth: peak - resting, slowestHealth, healthFailures, alive, ms }
+  return { status, bytes, body: head, ...seen, alive, ms }
 }
 
 const report = (t: { comment(...args: unknown[]): void }, what: string, o: Outcome) =>

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { unzipSync, zipSync } from 'fflate'
 import t from 'tap'
 import { call, startDaemon, tempDir } from '../../../test/cli-process.js'
+import { watchDaemon } from '../../../test/daemon-watch.js'
 
 /**
  * Exports of thousands of ~50 KB records, against a real daemon process: every record must come
@@ -16,12 +16,6 @@ const RECORDS = 2000
 const TEXT = 50 * 1024
 /** How much the daemon's peak RSS may grow over its resting size during one export: SQLite's page cache (32 MB) fills as the rows are read, a batch of records, and what the collector has not reclaimed yet. */
 const RSS_GROWTH_BOUND = 128 * 1024 * 1024
-/** Past this the daemon is killed, so the machine survives an unbounded export. */
-const KILL_AT = 2 * 1024 * 1024 * 1024
-
-const kb = (name: string, pid: number) =>
-  Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-
 /** ~50 KB of text, its own for each record (a random kilobyte repeated: it compresses, as prose does), on one line: the vCard and iCalendar files carry it as is. */
 const text = (i: number) => `record ${i} ${randomBytes(512).toString('hex')} `.repeat(Math.ceil(TEXT / 1040)).slice(0, TEXT)
 
@@ -56,33 +50,7 @@ interface Outcome {
 
 /** Reads one export while /health is probed and the daemon's memory sampled. */
 async function exported(base: string, pid: number, token: string, path: string): Promise<Outcome> {
-  const resting = kb('VmRSS', pid)
-  let peak = resting
-  let done = false
-  let slowestHealth = 0
-  let healthFailures = 0
-  const sampler = setInterval(() => {
-    try {
-      peak = Math.max(peak, kb('VmRSS', pid))
-      if (peak - resting > KILL_AT) process.kill(pid, 'SIGKILL')
-    } catch {
-      // the process is gone
-    }
-  }, 20)
-  const probes = (async () => {
-    while (!done) {
-      const started = performance.now()
-      try {
-        const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) })
-        await res.arrayBuffer()
-        if (res.status !== 200) healthFailures++
-      } catch {
-        healthFailures++
-      }
-      slowestHealth = Math.max(slowestHealth, performance.now() - started)
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-  })()
+  const watch = watchDaemon(pid, `${base}/health`)
   let status = -1
   const parts: Buffer[] = []
   try {
@@ -92,10 +60,7 @@ async function exported(base: string, pid: number, token: string, path: string):
   } catch {
     status = -1
   }
-  done = true
-  await probes
-  clearInterval(sampler)
-  return { status, body: Buffer.concat(parts), peakGrowth: peak - resting, slowestHealth, healthFailures }
+  return { status, body: Buffer.concat(parts), ...(await watch.stop()) }
 }
 
 t.test(`exports of ${RECORDS} records of 50 KB stream within a memory bound`, async (t) => {
