@@ -12,6 +12,7 @@
  *       bad ones reported by index with their HttpError; nothing half-written.
  *   get(userId, resource, id, { includeDeleted })      → record or 404
  *   list(userId, resource, query, { bytes })           → { items, total } (API list semantics; reading stops past `bytes`)
+ *   listPaced(userId, resource, query, { bytes })      → the same, the event loop given back between chunks of rows read
  *   listAll(userId, resource, { includeDeleted })      → every record, oldest first
  *   batches(userId, resource, { includeDeleted, rows }) → every record, oldest first, a batch at a time (export)
  *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
@@ -36,6 +37,7 @@ import { type EventBus, HttpError, type Metrics } from '../../core/plugin-api.js
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
 import { ifMatchHolds } from '../../lib/etag.js'
+import { pacedSteps } from '../../lib/paced-stream.js'
 import { preconditionFailed, versionOf } from './engine/etag.js'
 import { propertyStore, type StoredProperty } from './engine/properties.js'
 import { ExternalWrites } from './engine/external-writes.js'
@@ -81,6 +83,8 @@ export interface RecordsService {
   importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: { source?: string | null; emit?: boolean }): ImportResult
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
   list(userId: string, resource: ResourceName, query: Partial<ListQuery>, opts?: { bytes?: number }): Page
+  /** The same page, read a chunk of records at a time with the event loop given back between them (the routes, large pages). */
+  listPaced(userId: string, resource: ResourceName, query: Partial<ListQuery>, opts?: { bytes?: number }): Promise<Page>
   listAll(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean }): ApiRecord[]
   /**
    * Every record, oldest first, in batches of at most `rows` (default 32), each read when the one
@@ -284,6 +288,11 @@ export function createRecordsService({
     list(userId, resource, query, opts = {}) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
       return engine(resource).lister.list(userId, q, { now: now(), zone: timezone }, opts.bytes)
+    },
+
+    listPaced(userId, resource, query, opts = {}) {
+      const q = { limit: 20, offset: 0, ...query } as ListQuery
+      return pacedSteps(engine(resource).lister.listSteps(userId, q, { now: now(), zone: timezone }, opts.bytes))
     },
 
     listAll(userId, resource, opts = {}) {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
 import { ByteBudget } from '../../../lib/byte-budget.js'
 import { jsonBytesAtLeast } from '../../../lib/json-size.js'
+import { runSteps, type Steps } from '../../../lib/paced-stream.js'
 import type { Maintain, QueryCache, Written } from './query-cache.js'
 import { ftsQuery } from './fts.js'
 import { invalidQuery } from './validate.js'
@@ -121,6 +122,11 @@ export class RecordLister {
    * it any more (the core cuts the page to the exact bytes; this only keeps the work within them).
    */
   list(userId: string, q: ListQuery, ctx: ListContext, bytes?: number): Page {
+    return runSteps(this.listSteps(userId, q, ctx, bytes))
+  }
+
+  /** The page as steps that pause between the chunks of records read (a large page is megabytes of rows). */
+  *listSteps(userId: string, q: ListQuery, ctx: ListContext, bytes?: number): Steps<Page> {
     const where = this.clauses(userId, q, ctx)
     const search = q.search?.trim()
     const match = search ? ftsQuery(search) : null
@@ -191,22 +197,23 @@ export class RecordLister {
       tailParams: unknown[],
       maintain?: Maintain<PageKeys>,
       accept?: (record: ApiRecord) => boolean,
-    ): Ranked[] => {
+    ): Steps<Ranked[]> => {
       const all = [...filters, ...extra]
       const sql = `SELECT t.seq AS seq${ranked ? ', f.rank AS rank' : ''} FROM ${source} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} ${tail}`
       const params = [...(ranked ? [match] : []), ...all.flatMap((c) => c.params), ...tailParams]
       const page = () => this.prepare(sql).all(...params) as PageKeys
       const keys = this.cache ? this.cache.through(userId, `${sql}\u0000${JSON.stringify(params)}`, page, maintain) : page()
       keyCount = keys.length
-      if (keys.length === 0) return []
       const ranks = ranked ? new Map(keys.map((k) => [k.seq, k.rank ?? 0])) : null
-      return this.store
-        .bySeqs(
-          userId,
-          keys.map((k) => k.seq),
-          accept,
-        )
-        .map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
+      const read = this.store.bySeqsSteps(
+        userId,
+        keys.map((k) => k.seq),
+        accept,
+      )
+      return (function* () {
+        const rows = yield* read
+        return rows.map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
+      })()
     }
 
     if (!expansion || !window) {
@@ -229,7 +236,13 @@ export class RecordLister {
               filters.filter((c) => c !== matched),
               matches,
             )
-      const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset], maintain, bytes === undefined ? undefined : this.within(bytes, q))
+      const rows = yield* run(
+        [],
+        'LIMIT ? OFFSET ?',
+        [q.limit, q.offset],
+        maintain,
+        bytes === undefined ? undefined : this.within(bytes, q),
+      )
       // A short first page already is the whole result: no count query needed.
       total ??= q.offset === 0 && q.after === undefined && keyCount < q.limit ? keyCount : count([])
       return { items: this.project(rows, q), total }
@@ -241,7 +254,9 @@ export class RecordLister {
     if (window.from !== null) range.push({ sql: `${col} >= ?`, params: [new Date(window.from).toISOString()] })
     if (window.to !== null) range.push({ sql: `${col} <= ?`, params: [new Date(window.to).toISOString()] })
     const plain = [{ sql: `NOT (${expansion.repeatingSql})`, params: [] }, ...range]
-    const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
+    const series = yield* run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [
+      MAX_SERIES,
+    ])
     // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
     const occurrences: Ranked[] = []
     const replaced = this.overridden(userId, expansion, series)
@@ -280,8 +295,14 @@ export class RecordLister {
         break
       }
     }
-    const plainRows = run(plain, 'LIMIT ? OFFSET ?', [q.limit, offset - before])
-    const merged = [...plainRows, ...occurrences.slice(before, before + q.limit)].sort(compare)
+    const accept = bytes === undefined ? undefined : this.within(bytes, q)
+    const plainRows = yield* run(plain, 'LIMIT ? OFFSET ?', [q.limit, offset - before], undefined, accept)
+    let merged = [...plainRows, ...occurrences.slice(before, before + q.limit)].sort(compare)
+    // The budget stopped the plain rows early: past the last one read, a plain row left unread could
+    // sort before an occurrence, so the page ends there (the client continues from its length).
+    if (plainRows.length < Math.min(q.limit, plainTotal - (offset - before))) {
+      merged = merged.slice(0, merged.indexOf(plainRows[plainRows.length - 1] as Ranked) + 1)
+    }
     const page = merged.slice(0, q.limit).map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
     return { items: this.project(page, q), total: plainTotal + occurrences.length }
   }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { preparedOnUse } from '../../../core/plugin-api.js'
+import { runSteps, type Steps } from '../../../lib/paced-stream.js'
 import { etagOf } from './etag.js'
 import type { RecordCache } from './record-cache.js'
 import type { ApiRecord, ResourceDefinition } from './types.js'
@@ -20,6 +21,19 @@ export interface WrittenRow {
 }
 
 const MANAGED = ['source', 'created_at', 'updated_at', 'deleted_at'] as const
+
+/** A chunk of rows read by one statement stays under about this many bytes of text once one row is known. */
+const CHUNK_BYTES = 1024 * 1024
+
+/** The characters of a row's texts: what reading it copied (its small columns aside). */
+function textLength(row: Row): number {
+  let n = 0
+  for (const key in row) {
+    const value = row[key]
+    if (typeof value === 'string') n += value.length
+  }
+  return n
+}
 
 export class RecordStore {
   readonly columns: string[]
@@ -51,7 +65,7 @@ export class RecordStore {
       get: `SELECT * FROM ${t} WHERE id = ? AND user_id = ?`,
       // CROSS JOIN keeps the keys as the outer loop, each row found by its primary key: left to the
       // planner, the user_id term walked the user's whole index (1,200,000 notes: 0.3-1.2 s a page).
-      bySeq: `SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`,
+      bySeq: `SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ?`,
       insert: `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
       update:
         `UPDATE ${t} SET ${[...this.columns, 'updated_at'].map((c) => `${c} = @${c}`).join(', ')}, version = version + 1 ` +
@@ -110,15 +124,18 @@ export class RecordStore {
    * The records with these sequence numbers, in their order; one gone since is left out (a list
    * page: its keys come from a user-scoped query, perhaps cached). `accept`, when given, sees each
    * record in turn and ends the reading when it answers false (that record left out): rows are
-   * then read in chunks of 1, 2, 4... (the statement sorts each chunk whole), so a page cut by its
-   * byte budget reads at most twice the rows it keeps.
+   * then read in chunks of 1, 2, 4... while a chunk stays under CHUNK_BYTES (fewer rows after a
+   * larger one), so a page cut by its byte budget reads at most about twice the rows it keeps, and
+   * no one read holds megabytes of rows. The steps pause between chunks (runSteps / pacedSteps).
    */
-  bySeqs(userId: string, seqs: number[], accept?: (record: ApiRecord) => boolean): Array<{ seq: number; record: ApiRecord }> {
+  *bySeqsSteps(userId: string, seqs: number[], accept?: (record: ApiRecord) => boolean): Steps<Array<{ seq: number; record: ApiRecord }>> {
     const cache = this.cache?.enabled ? this.cache : null
-    cache?.checkExternal()
     const out: Array<{ seq: number; record: ApiRecord }> = []
-    for (let start = 0, size = accept ? 1 : seqs.length; start < seqs.length; start += size, size *= 2) {
+    for (let start = 0, size = accept ? 1 : seqs.length; start < seqs.length;) {
+      // Checked again after every pause: a commit by another connection meanwhile empties the cache.
+      cache?.checkExternal()
       const part = seqs.slice(start, start + size)
+      start += part.length
       const hits = new Map<number, ApiRecord>()
       const missing: number[] = []
       for (const seq of part) {
@@ -127,7 +144,14 @@ export class RecordStore {
         else missing.push(seq)
       }
       const rows = new Map<number, Row>()
-      if (missing.length) for (const row of this.stmt.bySeq.all(JSON.stringify(missing), userId) as Row[]) rows.set(row.seq, row)
+      let bytes = 0
+      // No ORDER BY (it sorted every row, texts included, before the first came out): each row is placed by its key below.
+      if (missing.length) {
+        for (const row of this.stmt.bySeq.all(JSON.stringify(missing), userId) as Row[]) {
+          rows.set(row.seq, row)
+          bytes += textLength(row)
+        }
+      }
       for (const seq of part) {
         let record = hits.get(seq)
         const row = record ? undefined : rows.get(seq)
@@ -136,8 +160,14 @@ export class RecordStore {
         if (accept && !accept(record)) return out
         out.push({ seq, record })
       }
+      size = bytes > CHUNK_BYTES ? Math.max(1, Math.floor((size * CHUNK_BYTES) / bytes)) : size * 2
+      if (start < seqs.length) yield
     }
     return out
+  }
+
+  bySeqs(userId: string, seqs: number[], accept?: (record: ApiRecord) => boolean): Array<{ seq: number; record: ApiRecord }> {
+    return runSteps(this.bySeqsSteps(userId, seqs, accept))
   }
 
   /** Writes a new record; returns its sequence number. */

@@ -86,7 +86,7 @@ export function resourceRoutes(
         response: { 200: ListOf(item) },
       },
     },
-    (request) => service.list(request.userId, resource, request.query as ListQuery, { bytes: request.answerBudget }),
+    (request) => service.listPaced(request.userId, resource, request.query as ListQuery, { bytes: request.answerBudget }),
   )
 
   app.get(
