@@ -76,10 +76,15 @@ export interface Digest {
 type Item = Record<string, unknown>
 type Page = { items: Item[]; total: number }
 
+/** What a section yields after each page it reads: no entry yet, and the event loop may be given back. */
+const PAUSE = Symbol('pause')
+type Paused<T> = Generator<T | typeof PAUSE>
+
 /** Every item of a list, a page at a time (each read when the one before is used up), up to about `cap`. */
-function* paged(read: (offset: number) => Page, cap = Infinity): Generator<Item> {
+function* paged(read: (offset: number) => Page, cap = Infinity): Paused<Item> {
   for (let offset = 0; offset < cap;) {
     const page = read(offset)
+    yield PAUSE
     yield* page.items
     offset += page.items.length
     if (page.items.length === 0 || offset >= page.total) return
@@ -87,16 +92,24 @@ function* paged(read: (offset: number) => Page, cap = Infinity): Generator<Item>
 }
 
 /** Two lists each newest first, as one newest first (the first list first among equals). */
-function* newestFirst(a: Generator<DigestChange>, b: Generator<DigestChange>): Generator<DigestChange> {
-  let x = a.next()
-  let y = b.next()
+function* newestFirst(a: Paused<DigestChange>, b: Paused<DigestChange>): Paused<DigestChange> {
+  // Each list's pauses are kept: the loop goes round after every page either reads.
+  const next = function* (g: Paused<DigestChange>): Generator<typeof PAUSE, IteratorResult<DigestChange>> {
+    for (;;) {
+      const r = g.next()
+      if (r.done || r.value !== PAUSE) return r as IteratorResult<DigestChange>
+      yield PAUSE
+    }
+  }
+  let x = yield* next(a)
+  let y = yield* next(b)
   while (!x.done || !y.done) {
     if (y.done || (!x.done && x.value.updated_at >= y.value.updated_at)) {
       yield x.value as DigestChange
-      x = a.next()
+      x = yield* next(a)
     } else {
       yield y.value
-      y = b.next()
+      y = yield* next(b)
     }
   }
 }
@@ -114,11 +127,11 @@ export async function composeDigest(
   let truncated = false
 
   /** The events of a window (each occurrence of a series is one item), cancelled ones left out. */
-  function* eventsBetween(from: number, to: number): Generator<Item> {
+  function* eventsBetween(from: number, to: number): Paused<Item> {
     const query = { from: iso(from), to: iso(to), limit: PAGE, sort: 'start_at' as const, order: 'asc' as const }
     try {
       for (const e of paged((offset) => service.list(userId, 'events', { ...query, offset }, { bytes: READ_BYTES }), MAX_EVENTS_READ)) {
-        if (e.status !== 'cancelled') yield e
+        if (e === PAUSE || e.status !== 'cancelled') yield e
       }
     } catch (err) {
       // More occurrences in the range than the records engine expands at once: the digest says it is cut.
@@ -127,8 +140,12 @@ export async function composeDigest(
     }
   }
 
-  function* coming(): Generator<DigestEvent> {
+  function* coming(): Paused<DigestEvent> {
     for (const e of eventsBetween(now, now + span)) {
+      if (e === PAUSE) {
+        yield e
+        continue
+      }
       yield {
         id: String(e.id),
         series_id: (e.recurrence_id as string | null) ?? null,
@@ -143,9 +160,13 @@ export async function composeDigest(
   }
 
   /** Reminders in the order they fall due: every event of the look-ahead is read first (at most MAX_EVENTS_READ). */
-  function* reminders(): Generator<DigestReminder> {
+  function* reminders(): Paused<DigestReminder> {
     const due: DigestReminder[] = []
     for (const e of eventsBetween(now, now + span + REMINDER_LOOKAHEAD_MS)) {
+      if (e === PAUSE) {
+        yield e
+        continue
+      }
       const start = Date.parse(String(e.start_at))
       for (const r of (e.reminders as Array<{ type: string; minutes_before: number }> | null) ?? []) {
         const at = start - r.minutes_before * 60_000
@@ -165,9 +186,13 @@ export async function composeDigest(
   }
 
   const since = now - span
-  function* changed(resource: ResourceName, titleOf: (r: Item) => string, extra: Item = {}): Generator<DigestChange> {
+  function* changed(resource: ResourceName, titleOf: (r: Item) => string, extra: Item = {}): Paused<DigestChange> {
     const query = { ...extra, sort: 'updated_at', order: 'desc', limit: PAGE } as const
     for (const r of paged((offset) => service.list(userId, resource, { ...query, offset }, { bytes: READ_BYTES }))) {
+      if (r === PAUSE) {
+        yield r
+        continue
+      }
       const at = Date.parse(String(r.updated_at))
       if (at < since) return
       if (at > now) continue
@@ -192,11 +217,13 @@ export async function composeDigest(
   }
   const budget = new ByteBudget(budgetBytes)
   /** One section filled an entry at a time; `take()` says whether it goes on. */
-  const section = <T>(from: Generator<T>, out: T[], lineOf: (entry: T) => string) => ({
+  const section = <T>(from: Paused<T>, out: T[], lineOf: (entry: T) => string) => ({
     take(): boolean {
       const next = from.next()
       if (next.done) return false
-      const entry = next.value
+      // A page was read: the loop goes round (and gives the event loop back when its slice is spent).
+      if (next.value === PAUSE) return true
+      const entry = next.value as T
       const bytes = Buffer.byteLength(JSON.stringify(entry)) + 1 + Buffer.byteLength(JSON.stringify(lineOf(entry)))
       if (out.length < MAX_ENTRIES && budget.take(bytes)) {
         out.push(entry)
