@@ -154,7 +154,7 @@ function unmapped(vevent: Component): StoredProperty[] {
  * notification or email only (docs/api.md), so the actions are kept, in order, for the export.
  */
 export const ALARM_ACTIONS = 'X-HEARTH-ALARM-ACTIONS'
-function alarmActions(vevent: Component): StoredProperty[] {
+export function alarmActions(vevent: Component): StoredProperty[] {
   const actions = vevent.components
     .filter((c) => c.name === 'VALARM')
     .map(
@@ -168,7 +168,7 @@ function alarmActions(vevent: Component): StoredProperty[] {
 }
 
 /** EXDATE lines (each a comma-separated list, with its own TZID or VALUE=DATE) → `exdates`. */
-function withExdates(rule: Recurrence, vevent: Component, zone: string): Recurrence {
+export function withExdates(rule: Recurrence, vevent: Component, zone: string): Recurrence {
   const exdates: string[] = []
   for (const cl of vevent.properties.filter((p) => p.name === 'EXDATE')) {
     for (const value of cl.value.split(',')) {
