@@ -292,29 +292,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       if (!current) release(userId, c, name)
       const resource = RESOURCE[c.kind]
       let obj: DavObject
-      if (c.kind === 'card') {
-        const card = readCard(text)
-        checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
-        const record = withName(userId, c.kind, c.name, name, () =>
-          current
-            ? service.update(
-                userId,
-                resource,
-                (current.records[0] as ApiRecord).id,
-                replacement(resource, current.records[0] as ApiRecord, card.body),
-              )
-            : service.create(userId, resource, card.body, { source: 'dav' }),
-        )
-        service.setProperties(userId, resource, record.id, card.kept)
-        obj = { name, records: [record], etag: objectEtag([record]) }
-      } else if (c.kind === 'task') {
-        const todo = readTodo(text, service.timezone, c.name)
-        checkUid(userId, c, todo.uid, current?.records[0]?.id)
-        const parent = todo.parentUid ? taskByUid(userId, todo.parentUid) : undefined
-        // A parent not (yet) known keeps its RELATED-TO line: written back as the client wrote it.
-        const kept: StoredProperty[] =
-          todo.parentUid && !parent ? [...todo.kept, ['RELATED-TO', [['RELTYPE', ['PARENT']]], todo.parentUid]] : todo.kept
-        const body = { ...todo.body, parent_id: parent ?? null }
+      /** A contact or a task: one record, created or replaced, with the lines kept beside it. */
+      const single = (body: Record<string, unknown>, kept: StoredProperty[]): DavObject => {
         const record = withName(userId, c.kind, c.name, name, () =>
           current
             ? service.update(
@@ -326,7 +305,20 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
             : service.create(userId, resource, body, { source: 'dav' }),
         )
         service.setProperties(userId, resource, record.id, kept)
-        obj = { name, records: [record], etag: objectEtag([record]) }
+        return { name, records: [record], etag: objectEtag([record]) }
+      }
+      if (c.kind === 'card') {
+        const card = readCard(text)
+        checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
+        obj = single(card.body, card.kept)
+      } else if (c.kind === 'task') {
+        const todo = readTodo(text, service.timezone, c.name)
+        checkUid(userId, c, todo.uid, current?.records[0]?.id)
+        const parent = todo.parentUid ? taskByUid(userId, todo.parentUid) : undefined
+        // A parent not (yet) known keeps its RELATED-TO line: written back as the client wrote it.
+        const kept: StoredProperty[] =
+          todo.parentUid && !parent ? [...todo.kept, ['RELATED-TO', [['RELTYPE', ['PARENT']]], todo.parentUid]] : todo.kept
+        obj = single({ ...todo.body, parent_id: parent ?? null }, kept)
       } else {
         const cal = readCalendar(text, service.timezone, c.name)
         checkUid(userId, c, cal.uid, current?.records[0]?.id)

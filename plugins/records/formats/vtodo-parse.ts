@@ -1,4 +1,4 @@
-import { type Component, parseComponents } from '../../../lib/content-line/components.js'
+import type { Component } from '../../../lib/content-line/components.js'
 import { splitEscaped, unescapeText } from '../../../lib/content-line/lines.js'
 import { parseStamp } from '../../../lib/content-line/stamps.js'
 import { parseRRule } from '../../../lib/ical/rrule.js'
@@ -6,7 +6,7 @@ import { parseDuration, parseTime, type TimeValue } from '../../../lib/ical/time
 import { isZone } from '../../../lib/timezone/wall-clock.js'
 import type { StoredProperty } from '../engine/properties.js'
 import { CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
-import { alarmActions, withExdates } from './ics-parse.js'
+import { alarmActions, parseEntries, withExdates } from './ics-parse.js'
 import type { ParseResult, TaskRecord } from './types.js'
 
 /**
@@ -24,28 +24,10 @@ const STATUS: Record<string, TaskRecord['status']> = {
 
 export function parseTodos(text: string, options: { zone?: string } = {}): ParseResult<TaskRecord> {
   const zone = options.zone ?? 'UTC'
-  const { roots, errors } = parseComponents(text, 1)
-  const result: ParseResult<TaskRecord> = { entries: [], failed: errors.map((e) => ({ line: e.line, error: e.error })) }
-  let index = 0
-  for (const root of roots) {
-    if (root.name !== 'VCALENDAR') {
-      result.failed.push({ line: root.line, error: `expected BEGIN:VCALENDAR, found BEGIN:${root.name}` })
-      continue
-    }
-    const calName = root.properties.find((p) => p.name === 'X-WR-CALNAME')
-    for (const vtodo of root.components.filter((c) => c.name === 'VTODO')) {
-      const at = { index: index++, line: vtodo.line }
-      try {
-        if (vtodo.broken) throw new Error(vtodo.broken)
-        const record = readTodo(vtodo, zone, calName ? unescapeText(calName.value).trim() : undefined)
-        const properties = [...unmapped(vtodo, record), ...alarmActions(vtodo)]
-        result.entries.push(properties.length ? { ...at, record, properties } : { ...at, record })
-      } catch (err) {
-        result.failed.push({ ...at, error: (err as Error).message })
-      }
-    }
-  }
-  return result
+  return parseEntries(text, 'VTODO', (vtodo, calName) => {
+    const record = readTodo(vtodo, zone, calName)
+    return { record, properties: [...unmapped(vtodo, record), ...alarmActions(vtodo)] }
+  })
 }
 
 function readTodo(vtodo: Component, floatingZone: string, fileList?: string): TaskRecord {
