@@ -189,6 +189,7 @@ async function assemble(
           tokens: services.tokens,
           twoFactor: services.twoFactor,
           appPasswords: services.appPasswords,
+          passkeys: services.passkeys,
           version: VERSION,
           throttled: (name) => throttle(services.publicLimiter, name),
           events: services.events,
