@@ -28,6 +28,8 @@ export interface AuthRoutesOptions {
   twoFactor: TwoFactor
   appPasswords: AppPasswords
   passkeys: Passkeys
+  /** The root a device must trust to reach `host` over HTTPS (the proxy's own CA, when it serves that name), DER; else null. */
+  deviceRoot: (host: string) => Promise<Buffer | null>
   version: string
   throttled: (name: string) => onRequestAsyncHookHandler
   events: EventBus
