@@ -8,6 +8,7 @@ import {
 } from '@simplewebauthn/server'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyBaseLogger } from 'fastify'
+import { clientOf } from '../client-address.js'
 import { HttpError } from '../errors.js'
 import { type Ceremony, PASSKEY_TIMEOUT_MS, type PasskeyChallenges } from './passkey-challenges.js'
 import { MAX_PASSKEYS, type PasskeyRow, type PasskeyStore, publicPasskey } from './passkey-store.js'
@@ -80,7 +81,7 @@ export function createPasskeys<S>(deps: {
     enabled: () => deps.relyingParty !== null,
 
     /** What navigator.credentials.create() takes to make a passkey for this member. */
-    async registrationOptions(userId: string) {
+    async registrationOptions(userId: string, address: string) {
       const rp = party()
       const user = users.get(userId)
       if (!user) throw new HttpError('NOT_FOUND', 'User not found')
@@ -91,7 +92,7 @@ export function createPasskeys<S>(deps: {
         userName: user.email,
         userDisplayName: user.name ?? user.email,
         userID: userHandle(userId),
-        challenge: Buffer.from(challenges.issue('register', userId), 'base64url'),
+        challenge: Buffer.from(challenges.issue('register', userId, clientOf(address)), 'base64url'),
         timeout: PASSKEY_TIMEOUT_MS,
         attestationType: 'none',
         excludeCredentials: store.list(userId).map(descriptor),
@@ -137,13 +138,13 @@ export function createPasskeys<S>(deps: {
     },
 
     /** What navigator.credentials.get() takes; with an email, that account's passkeys are listed (else any passkey of this site). */
-    async loginOptions(email: string | undefined) {
+    async loginOptions(email: string | undefined, address: string) {
       const rp = party()
       const user = email ? users.byEmail(email) : undefined
       const passkeys = user && !user.disabled ? store.list(user.id) : []
       return generateAuthenticationOptions({
         rpID: rp.id,
-        challenge: Buffer.from(challenges.issue('login', user?.id ?? null), 'base64url'),
+        challenge: Buffer.from(challenges.issue('login', user?.id ?? null, clientOf(address)), 'base64url'),
         timeout: PASSKEY_TIMEOUT_MS,
         userVerification: 'required',
         allowCredentials: passkeys.map(descriptor),

@@ -13,12 +13,14 @@ const HOST = 'hearth.test'
 const ORIGIN = `https://${HOST}`
 
 async function bench(t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
-  const app = await build(t, { env: { HEARTH_PUBLIC_HOSTNAME: HOST, ...env } })
+  const clock = { now: Date.now() }
+  const app = await build(t, { env: { HEARTH_PUBLIC_HOSTNAME: HOST, ...env }, now: () => clock.now })
   const o = await owner(app)
-  const post = (url: string, payload?: unknown, token?: string) =>
+  const post = (url: string, payload?: unknown, token?: string, remoteAddress = '127.0.0.1') =>
     app.inject({
       method: 'POST',
       url: `/api/v1/auth/webauthn${url}`,
+      remoteAddress,
       ...(payload === undefined ? {} : { payload: payload as object }),
       headers: token ? auth(token) : {},
     })
@@ -34,7 +36,7 @@ async function bench(t: Parameters<typeof build>[0], env: Record<string, string>
     const options = (await post('/login/options', email ? { email } : {})).json().data
     return post('/login', { response: key.get(options, ORIGIN, tamper) })
   }
-  return { app, o, post, enrol, signIn }
+  return { app, clock, o, post, enrol, signIn }
 }
 
 t.test('without HEARTH_PUBLIC_HOSTNAME passkeys are off with a clear 422; the list still answers', async (t) => {
@@ -271,4 +273,38 @@ t.test('on localhost, the daemon’s own http://localhost:<port> is an origin; a
   t.equal((await login(`http://localhost:${port + 1}`)).status, 401, 'another program on this machine')
   t.equal((await login(`http://127.0.0.1:${port}`)).status, 401, 'an address is no RP ID')
   t.equal((await login('https://localhost')).status, 200, 'HTTPS on the name itself')
+})
+
+t.test('a challenge lives five minutes, serves its own ceremony, and a flood of options evicts only the flooder’s', async (t) => {
+  const b = await bench(t)
+  const { key } = await b.enrol(b.o.token)
+  const late = (await b.post('/login/options', {})).json().data
+  b.clock.now += 5 * 60_000 + 1
+  t.equal((await b.post('/login', { response: key.get(late, ORIGIN) })).statusCode, 401, 'expired after five minutes')
+
+  const forRegistration = (await b.post('/register/options', undefined, b.o.token)).json().data
+  t.equal(
+    (await b.post('/login', { response: key.get({ challenge: forRegistration.challenge }, ORIGIN) })).statusCode,
+    401,
+    'a registration challenge signs nobody in',
+  )
+
+  const noUv = new SoftAuthenticator()
+  const options = (await b.post('/register/options', undefined, b.o.token)).json().data
+  const refused = await b.post('/register', { response: noUv.create(options, ORIGIN, { userVerified: false }), name: 'x' }, b.o.token)
+  t.equal(refused.statusCode, 400, 'an authenticator that did not verify the member registers nothing')
+
+  const member = (await b.post('/login/options', {}, undefined, '127.0.0.2')).json().data
+  const flooderFirst = (await b.post('/login/options', {}, undefined, '127.0.0.3')).json().data
+  for (let i = 0; i < 40; i++) await b.post('/login/options', {}, undefined, '127.0.0.3')
+  t.equal(
+    (await b.post('/login', { response: key.get(flooderFirst, ORIGIN) }, undefined, '127.0.0.3')).statusCode,
+    401,
+    'the flooder’s own oldest challenge went',
+  )
+  t.equal(
+    (await b.post('/login', { response: key.get(member, ORIGIN) }, undefined, '127.0.0.2')).statusCode,
+    200,
+    'another client’s challenge is kept',
+  )
 })

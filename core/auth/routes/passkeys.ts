@@ -42,7 +42,7 @@ export async function passkeyRoutes(app: PluginInstance, { passkeys }: AuthRoute
     },
     async (req) => {
       ownSession(req)
-      return passkeys.registrationOptions(req.userId)
+      return passkeys.registrationOptions(req.userId, req.ip)
     },
   )
 
@@ -79,7 +79,7 @@ export async function passkeyRoutes(app: PluginInstance, { passkeys }: AuthRoute
         req.body ??= {}
       },
     },
-    async (req) => passkeys.loginOptions(req.body.email),
+    async (req) => passkeys.loginOptions(req.body.email, req.ip),
   )
 
   app.post(
