@@ -12,6 +12,7 @@ import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
 import { loggerOptions } from './logging/index.js'
+import { RequestLog } from './logging/request-log.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
@@ -60,6 +61,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const proxyTrust = createProxyTrust(config.trustedProxies)
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {
