@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import type { DeviceRootSource } from './auth/apple-profile.js'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
 import { builtinPlugins } from './builtin-plugins.js'
@@ -191,6 +192,9 @@ async function assemble(
           tokens: services.tokens,
           twoFactor: services.twoFactor,
           appPasswords: services.appPasswords,
+          passkeys: services.passkeys,
+          // The proxy plugin knows which names its own CA serves (plugins/proxy/public.ts); read at request time.
+          deviceRoot: async (host) => (await shared.provided<DeviceRootSource>('proxy')?.localRootFor(host)) ?? null,
           version: VERSION,
           throttled: (name) => throttle(services.publicLimiter, name),
           events: services.events,

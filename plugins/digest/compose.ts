@@ -53,6 +53,17 @@ export interface DigestReminder {
   minutes_before: number
 }
 
+export interface DigestTask {
+  id: string
+  title: string
+  due_at: string
+  all_day: boolean
+  status: 'needs-action' | 'in-process'
+  priority: number
+  list_name: string
+  overdue: boolean
+}
+
 export interface DigestChange {
   id: string
   title: string
@@ -68,6 +79,7 @@ export interface Digest {
   changed_since: string
   events: DigestEvent[]
   reminders: DigestReminder[]
+  tasks_due: DigestTask[]
   notes_changed: DigestChange[]
   contacts_changed: DigestChange[]
   truncated: boolean
@@ -185,6 +197,33 @@ export async function composeDigest(
     yield* due.sort((a, b) => a.remind_at.localeCompare(b.remind_at))
   }
 
+  /** Open tasks due by the end of the period, the overdue ones first (the list's due order). */
+  function* tasksDue(): Paused<DigestTask> {
+    const query = {
+      status: ['needs-action', 'in-process'],
+      due_before: iso(now + span - 1),
+      sort: 'due_at',
+      order: 'asc',
+      limit: PAGE,
+    } as const
+    for (const task of paged((offset) => service.list(userId, 'tasks', { ...query, offset }, { bytes: READ_BYTES }))) {
+      if (task === PAUSE) {
+        yield task
+        continue
+      }
+      yield {
+        id: String(task.id),
+        title: String(task.title),
+        due_at: String(task.due_at),
+        all_day: Boolean(task.all_day),
+        status: task.status as DigestTask['status'],
+        priority: Number(task.priority),
+        list_name: String(task.list_name),
+        overdue: Date.parse(String(task.due_at)) < now,
+      }
+    }
+  }
+
   const since = now - span
   function* changed(resource: ResourceName, titleOf: (r: Item) => string, extra: Item = {}): Paused<DigestChange> {
     const query = { ...extra, sort: 'updated_at', order: 'desc', limit: PAGE } as const
@@ -211,6 +250,7 @@ export async function composeDigest(
     changed_since: iso(since),
     events: [],
     reminders: [],
+    tasks_due: [],
     notes_changed: [],
     contacts_changed: [],
     truncated: false,
@@ -238,6 +278,7 @@ export async function composeDigest(
   let open = [
     section(coming(), digest.events, line.event),
     section(reminders(), digest.reminders, line.reminder),
+    section(tasksDue(), digest.tasks_due, line.task),
     // Archived notes count as changes too: archiving is one.
     section(newestFirst(changed('notes', noteTitle), changed('notes', noteTitle, { archived: true })), digest.notes_changed, line.change),
     section(

@@ -1,9 +1,10 @@
-import type { Digest, DigestChange, DigestEvent, DigestReminder } from './compose.js'
+import type { Digest, DigestChange, DigestEvent, DigestReminder, DigestTask } from './compose.js'
 
 /** The Markdown line of each kind of entry, with times in `zone` (the composer measures entries with them). */
 export interface EntryLines {
   event(e: DigestEvent): string
   reminder(r: DigestReminder): string
+  task(t: DigestTask): string
   change(c: DigestChange): string
 }
 
@@ -22,6 +23,10 @@ export function entryLines(zone: string): EntryLines {
     },
     reminder: (r) =>
       `- ${at(r.remind_at)}: ${escape(r.title)} (${r.minutes_before === 0 ? 'at the start' : `${minutes(r.minutes_before)} before`}, ${r.type})`,
+    task(task) {
+      const when = task.all_day ? dayUtc.format(new Date(task.due_at)) : at(task.due_at)
+      return `- ${task.overdue ? '**overdue** ' : ''}${when}: ${escape(task.title)}${task.list_name === 'default' ? '' : ` (${escape(task.list_name)})`}`
+    },
     change: (c) => `- ${escape(c.title)} (${c.change === 'created' ? 'new' : 'updated'})`,
   }
 }
@@ -44,6 +49,9 @@ export function renderMarkdown(d: Digest): string {
   lines.push('', '## Reminders', '')
   if (d.reminders.length === 0) lines.push('No reminders due.')
   for (const r of d.reminders) lines.push(line.reminder(r))
+  lines.push('', '## Tasks due', '')
+  if (d.tasks_due.length === 0) lines.push('No task due.')
+  for (const task of d.tasks_due) lines.push(line.task(task))
   section(lines, line, 'Notes changed', d.notes_changed, 'No note changed.')
   section(lines, line, 'Contacts changed', d.contacts_changed, 'No contact changed.')
   if (d.truncated) lines.push('', '_Some sections were cut short._')

@@ -1,7 +1,7 @@
 /**
  * The records service: everything the routes, the import/export routes and
- * the bench do with notes, contacts and events. Resource names are 'notes',
- * 'contacts', 'events'; every call is scoped by `userId`; bodies are validated
+ * the bench do with notes, contacts, events and tasks. Resource names are 'notes',
+ * 'contacts', 'events', 'tasks'; every call is scoped by `userId`; bodies are validated
  * here with the same schemas the routes declare, so a bad entry throws an
  * HttpError (VALIDATION_ERROR with details {field, constraint}) whoever calls.
  *
@@ -18,6 +18,7 @@
  *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
  *   mergeCustom(userId, resource, id, fields, { ifMatch }) → record    (emits <x>.updated)
  *   setArchived(userId, noteId, archived, { ifMatch }) → note         (emits note.updated on change)
+ *   act(userId, resource, id, action, { ifMatch })     → record       (a definition's action: task complete/reopen; emits <x>.updated on change)
  *   remove(userId, resource, id, { permanent, ifMatch }) → record | {id} (emits <x>.deleted)
  *   restore(userId, resource, id, { ifMatch })         → record       (emits <x>.restored)
  *   propertiesOf / setProperties(userId, resource, id, lines) → the format lines a record keeps (DAV objects)
@@ -36,6 +37,7 @@ import type Database from 'better-sqlite3'
 import { type EventBus, HttpError, type Metrics } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
+import { checkReferences } from './engine/references.js'
 import { ifMatchHolds } from '../../lib/etag.js'
 import { pacedSteps } from '../../lib/paced-stream.js'
 import { preconditionFailed, versionOf } from './engine/etag.js'
@@ -95,6 +97,8 @@ export interface RecordsService {
   update(userId: string, resource: ResourceName, id: string, patch: unknown, opts?: WriteOptions): ApiRecord
   mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown, opts?: WriteOptions): ApiRecord
   setArchived(userId: string, id: string, archived: boolean, opts?: WriteOptions): ApiRecord
+  /** Runs one of the resource's actions (its definition's `actions`); unchanged records are answered as they are. */
+  act(userId: string, resource: ResourceName, id: string, action: string, opts?: WriteOptions): ApiRecord
   remove(userId: string, resource: ResourceName, id: string, opts?: { permanent?: boolean } & WriteOptions): ApiRecord | { id: string }
   restore(userId: string, resource: ResourceName, id: string, opts?: WriteOptions): ApiRecord
   purgeTrash(retentionDays: number): number
@@ -201,8 +205,20 @@ export function createRecordsService({
     if (Array.isArray(record.tags)) record.tags = [...new Set(record.tags)]
   }
 
+  const stores = (resource: string) => engine(resource as ResourceName).store
+  const settle = (e: Engine, userId: string, record: ApiRecord, changed: Set<string>, previous: ApiRecord | null) => {
+    e.def.complete(record, changed, previous, { ...context, now: now() })
+    checkReferences(e.def, stores, userId, record, changed)
+  }
+
   /** Validates and completes a new record; nothing is written. */
-  const build = (e: Engine, body: unknown, extras: Record<string, unknown>, source: string | null | undefined): ApiRecord => {
+  const build = (
+    e: Engine,
+    userId: string,
+    body: unknown,
+    extras: Record<string, unknown>,
+    source: string | null | undefined,
+  ): ApiRecord => {
     e.checkCreate(body)
     const input = body as Record<string, unknown>
     const stamp = iso()
@@ -210,7 +226,7 @@ export function createRecordsService({
     record.custom_fields = input.custom_fields ? mergeCustomFields(null, input.custom_fields as CustomFields) : null
     for (const key of Object.keys(e.def.importExtras ?? {})) if (extras[key] !== undefined) record[key] = extras[key]
     dedupeTags(record)
-    e.def.complete(record, new Set(Object.keys(input)), null, context)
+    settle(e, userId, record, new Set(Object.keys(input)), null)
     record.source = (extras.source as string | undefined) ?? source ?? 'local'
     record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
     record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
@@ -233,7 +249,7 @@ export function createRecordsService({
 
     create(userId, resource, body, opts = {}) {
       const e = engine(resource)
-      const record = build(e, body, {}, opts.source)
+      const record = build(e, userId, body, {}, opts.source)
       const seq = e.store.insert(userId, record)
       emit(e, 'created', userId, record.id, record, { seq, created: true })
       return record
@@ -258,7 +274,7 @@ export function createRecordsService({
             } else body[k] = v
           }
           e.checkExtras(extras)
-          const record = build(e, body, extras, opts.source)
+          const record = build(e, userId, body, extras, opts.source)
           result.created.push(record)
           if (lines?.length) kept.set(record.id, lines)
         } catch (err) {
@@ -325,7 +341,21 @@ export function createRecordsService({
             : mergeCustomFields(current.custom_fields as CustomFields, change.custom_fields as CustomFields)
       }
       dedupeTags(next)
-      e.def.complete(next, new Set(Object.keys(change)), current, context)
+      settle(e, userId, next, new Set(Object.keys(change)), current)
+      next.updated_at = iso()
+      return write(e, userId, next, version)
+    },
+
+    act(userId, resource, id, action, opts = {}) {
+      const e = engine(resource)
+      const run = e.def.actions?.[action]
+      if (!run) throw new HttpError('NOT_FOUND', `No action ${action} on ${resource}`)
+      const current = active(e, userId, id)
+      const version = expected(current, opts.ifMatch)
+      const change = run.apply(current, { ...context, now: now() })
+      if (!change) return current
+      const next: ApiRecord = { ...current, ...change }
+      settle(e, userId, next, new Set(Object.keys(change)), current)
       next.updated_at = iso()
       return write(e, userId, next, version)
     },
