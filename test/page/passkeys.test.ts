@@ -26,6 +26,7 @@ t.test('register a passkey on the page, sign in with it, remove it', { skip }, a
   await check(t, page, 'passkeys')
 
   await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+  await check(t, page, 'sign-in-with-passkeys')
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
   await page.getByRole('heading', { name: 'Phones and computers' }).waitFor()
   t.equal(await page.locator('#who-email').textContent(), h.owner.email, 'signed in as the passkey’s owner')
@@ -38,6 +39,7 @@ t.test('register a passkey on the page, sign in with it, remove it', { skip }, a
   await page.getByRole('button', { name: 'Sign out', exact: true }).click()
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
   await page.locator('#signin-error').filter({ hasText: /./ }).waitFor()
+  t.comment(`the page says: ${await page.locator('#signin-error').textContent()}`)
   t.equal(await page.getByRole('heading', { name: 'Sign in' }).isVisible(), true, 'a removed passkey signs nobody in')
   noProblems(t, page)
 })
