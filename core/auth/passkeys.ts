@@ -21,6 +21,13 @@ import type { UserRow, Users } from './users.js'
 /** ES256, EdDSA, RS256 (COSE ids): what every current authenticator makes, offered and accepted alike. */
 const ALGORITHMS = [-7, -8, -257]
 
+/**
+ * How recent the sign-in of a session adding a passkey must be. A passkey outlives the session that
+ * added it (and a password change): a stolen session must not turn itself into one, so the member
+ * proves themself again (a sign-in, with its second factor) unless they just did.
+ */
+export const RECENT_SIGN_IN_S = 15 * 60
+
 /** Where an answer arrived: the client (for the throttle and the session) and this daemon's own port (loopback origins). */
 export type Arrival = ClientInfo & { address: string; localPort?: number | undefined }
 
@@ -81,8 +88,16 @@ export function createPasskeys<S>(deps: {
     enabled: () => deps.relyingParty !== null,
 
     /** What navigator.credentials.create() takes to make a passkey for this member. */
-    async registrationOptions(userId: string, address: string) {
+    async registrationOptions(userId: string, address: string, signedInAt: number | undefined) {
       const rp = party()
+      if (signedInAt === undefined || Date.now() / 1000 - signedInAt > RECENT_SIGN_IN_S)
+        throw new HttpError(
+          'FORBIDDEN',
+          `Sign in again to add a passkey: it is added within ${RECENT_SIGN_IN_S / 60} minutes of signing in`,
+          {
+            reason: 'recent_sign_in',
+          },
+        )
       const user = users.get(userId)
       if (!user) throw new HttpError('NOT_FOUND', 'User not found')
       roomFor(userId)

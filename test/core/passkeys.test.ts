@@ -251,6 +251,26 @@ t.test('only the member’s signed-in session adds a passkey; bad bodies are 400
   t.match(wrongOrigin.json().error, { details: { field: 'response', constraint: 'webauthn' } })
 })
 
+t.test('a passkey is added within 15 minutes of signing in; refreshing the session does not renew that', async (t) => {
+  const b = await bench(t)
+  t.equal((await b.post('/register/options', undefined, b.o.token)).statusCode, 200, 'just signed in')
+  // The member signed in 16 minutes ago: the session's first refresh token is that old.
+  b.app.hearth.db.prepare('UPDATE refresh_tokens SET created_at = created_at - 960 WHERE user_id = ?').run(b.o.userId)
+  const stale = await b.post('/register/options', undefined, b.o.token)
+  t.equal(stale.statusCode, 403)
+  t.match(stale.json().error, { code: 'FORBIDDEN', message: /Sign in again/, details: { reason: 'recent_sign_in' } })
+  const refreshed = await b.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: b.o.refreshToken } })
+  t.equal(refreshed.statusCode, 200, refreshed.body)
+  t.equal(
+    (await b.post('/register/options', undefined, refreshed.json().data.accessToken)).statusCode,
+    403,
+    'a refreshed session is the same old sign-in',
+  )
+  const again = await b.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: b.o.email, password: b.o.password } })
+  const fresh = await b.post('/register/options', undefined, again.json().data.accessToken)
+  t.equal(fresh.statusCode, 200, 'signed in again: the passkey can be added')
+})
+
 t.test('on localhost, the daemon’s own http://localhost:<port> is an origin; another port is not', async (t) => {
   const app = await build(t, { env: { HEARTH_PUBLIC_HOSTNAME: 'localhost' } })
   const o = await owner(app)

@@ -26,7 +26,7 @@ const ownSession = (req: FastifyRequest) => {
   if (req.auth.via !== 'jwt') throw new HttpError('FORBIDDEN', 'Passkeys are added from a signed-in session of the member')
 }
 
-export async function passkeyRoutes(app: PluginInstance, { passkeys }: AuthRoutesOptions) {
+export async function passkeyRoutes(app: PluginInstance, { passkeys, tokens }: AuthRoutesOptions) {
   const own = { scope: 'general', userContext: true } as const
   const signIn = { auth: false, errors: ['RATE_LIMITED', 'UNAUTHORIZED', 'UNPROCESSABLE'], secret: true }
 
@@ -36,13 +36,15 @@ export async function passkeyRoutes(app: PluginInstance, { passkeys }: AuthRoute
       config: { ...own, errors: ['FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE'] },
       schema: {
         summary: 'Start adding a passkey',
-        description: `No body. Answers the options for navigator.credentials.create() (PublicKeyCredentialCreationOptionsJSON: pass them to @simplewebauthn/browser's startRegistration). The challenge is good for one answer within 5 minutes. 409 at 20 passkeys. ${OFF}`,
+        description: `No body. Only within 15 minutes of signing in (the session's start; refreshing does not renew it): later, 403 \`FORBIDDEN\` with \`details.reason: 'recent_sign_in'\`, and the member signs in again. Answers the options for navigator.credentials.create() (PublicKeyCredentialCreationOptionsJSON: pass them to @simplewebauthn/browser's startRegistration). The challenge is good for one answer within 5 minutes. 409 at 20 passkeys. ${OFF}`,
         response: { 200: Single(CreationOptions) },
       },
     },
     async (req) => {
       ownSession(req)
-      return passkeys.registrationOptions(req.userId, req.ip)
+      // When this session began (a refresh keeps it): the sign-in that proved the member.
+      const signedInAt = tokens.sessions(req.userId).find((s) => s.id === req.auth.sessionId)?.created_at
+      return passkeys.registrationOptions(req.userId, req.ip, signedInAt)
     },
   )
 
