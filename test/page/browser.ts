@@ -101,24 +101,24 @@ export async function signIn(page: Page, email: string, password: string): Promi
 }
 
 /**
- * The state's accessibility (axe-core: no serious or critical violation) and its screenshots at phone and
- * desktop sizes, `<state>-phone.png` and `<state>-desktop.png`. axe is evaluated through the DevTools
+ * The state's accessibility at phone and desktop sizes (axe-core: no serious or critical violation) and its
+ * screenshots, `<state>-phone.png` and `<state>-desktop.png`. axe is evaluated through the DevTools
  * protocol: the page's policy refuses any script it does not serve itself.
  */
 export async function check(t: Test, page: Page, state: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
   // The test's code runs in the page (the tests compile without the DOM's types: strings, not functions).
   if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE)
-  const result = (await page.evaluate("axe.run({ resultTypes: ['violations'] })")) as {
-    violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>
-  }
-  const bad = result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-  t.same(bad, [], `${state}: no serious or critical accessibility violation`)
-  mkdirSync(SCREENSHOTS, { recursive: true })
   const size = page.viewportSize() ?? SIZES.desktop
   for (const [name, viewport] of Object.entries(SIZES)) {
     await page.setViewportSize(viewport)
+    const result = (await page.evaluate("axe.run({ resultTypes: ['violations'] })")) as {
+      violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>
+    }
+    const bad = result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+    t.same(bad, [], `${state}, ${name} size: no serious or critical accessibility violation`)
     await page.screenshot({ path: join(SCREENSHOTS, `${state}-${name}.png`), fullPage: true })
   }
   await page.setViewportSize(size)
