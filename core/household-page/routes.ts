@@ -38,19 +38,30 @@ const FILES: Record<string, { file: string; type: string }> = {
 
 interface Loaded {
   body: Buffer
-  etag: string
+  /** The content's hash: the ETag, and the `?v=` the page names it with. */
+  hash: string
 }
+
+/** The files the HTML names (stylesheet, script, icon): named with `?v=<hash>` so a browser may keep them for good. */
+const NAMED_BY_PAGE = ['/assets/household.css', '/assets/household.js', '/assets/icon.svg']
+const FOR_GOOD = 'public, max-age=31536000, immutable'
 
 export function registerHouseholdPage(app: FastifyInstance): void {
   // Read on first request and kept (about 80 KB in all): a start that never serves the page pays nothing.
   const loaded = new Map<string, Promise<Loaded>>()
+  const hashOf = (body: Buffer) => createHash('sha256').update(body).digest('base64url').slice(0, 22)
+  const read = async (file: string): Promise<Buffer> => {
+    const body = await readFile(new URL(file, ASSETS))
+    if (file !== 'index.html') return body
+    // The HTML names each file with its hash: a new version is a new URL, so none is revalidated on reload.
+    let html = body.toString('utf8')
+    for (const url of NAMED_BY_PAGE) html = html.replaceAll(`"${url}"`, `"${url}?v=${(await load(FILES[url]!.file)).hash}"`)
+    return Buffer.from(html)
+  }
   const load = (file: string): Promise<Loaded> => {
     let entry = loaded.get(file)
     if (!entry) {
-      entry = readFile(new URL(file, ASSETS)).then((body) => ({
-        body,
-        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-      }))
+      entry = read(file).then((body) => ({ body, hash: hashOf(body) }))
       entry.catch(() => loaded.delete(file))
       loaded.set(file, entry)
     }
@@ -60,12 +71,15 @@ export function registerHouseholdPage(app: FastifyInstance): void {
   const serve = (url: string) => {
     const { file, type } = FILES[url]!
     return async (request: FastifyRequest, reply: FastifyReply) => {
-      const { body, etag } = await load(file)
+      const { body, hash } = await load(file)
+      const etag = `"${hash}"`
+      const version = (request.query as { v?: unknown }).v
       reply
         .header('content-type', type)
         .header('etag', etag)
-        // Revalidated each time (a 304 on loopback costs less than a stale page after an upgrade).
-        .header('cache-control', 'no-cache')
+        // The page and any file asked for without its current hash are revalidated each time (a 304 on a home
+        // network costs less than a stale page after an upgrade).
+        .header('cache-control', version === hash ? FOR_GOOD : 'no-cache')
         .header('x-content-type-options', 'nosniff')
         .header('referrer-policy', 'no-referrer')
         .header('content-security-policy', CONTENT_SECURITY_POLICY)

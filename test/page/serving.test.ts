@@ -45,6 +45,17 @@ t.test('the page and its files, with their policy and validators', async (t) => 
     t.equal(head.statusCode, 200)
     t.equal(head.body, '', `${url}: HEAD has no body`)
   }
+  t.equal(page.headers['cache-control'], 'no-cache', 'the page itself is revalidated each time')
+  // The page names its files with their content's hash: kept for good, and a new version is a new URL.
+  const named = [...page.body.matchAll(/"(\/assets\/[\w.]+)\?v=([\w-]+)"/g)].map((m) => [m[1]!, m[2]!] as const)
+  t.same(named.map(([url]) => url).sort(), ['/assets/household.css', '/assets/household.js', '/assets/icon.svg', '/assets/icon.svg'])
+  for (const [url, version] of named) {
+    const kept = await app.inject({ method: 'GET', url: `${url}?v=${version}` })
+    t.equal(kept.headers['cache-control'], 'public, max-age=31536000, immutable', `${url} at its hash is kept for good`)
+    t.equal(kept.headers.etag, `"${version}"`, "the hash is the content's")
+    const stale = await app.inject({ method: 'GET', url: `${url}?v=an-older-one` })
+    t.equal(stale.headers['cache-control'], 'no-cache', `${url} at another hash is revalidated`)
+  }
   t.match((await app.inject({ method: 'GET', url: '/assets/household.js' })).headers['content-type'], /^text\/javascript/)
   t.match((await app.inject({ method: 'GET', url: '/assets/household.css' })).headers['content-type'], /^text\/css/)
 })
