@@ -29,6 +29,17 @@ interface Ranked {
   sortValue?: string
 }
 
+/**
+ * Whose records a list reads: the caller (whose cached results these are), the SQL condition of
+ * the records they may read (sharing/access.ts: their own, or also those shared with them), and,
+ * when that reaches others' records, the same rule in code, asked of each record read.
+ */
+export interface ListView {
+  userId: string
+  scope: SqlClause
+  visible?: (record: ApiRecord) => boolean
+}
+
 /** A page's keys as the query cache holds them: sequence numbers in order, with the rank when ranked. */
 type PageKeys = Array<{ seq: number; rank?: number }>
 
@@ -89,8 +100,8 @@ export class RecordLister {
     return stmt
   }
 
-  private clauses(userId: string, q: ListQuery, ctx: ListContext): SqlClause[] {
-    const out: SqlClause[] = [{ sql: 't.user_id = ?', params: [userId], state: {} }]
+  private clauses(scope: SqlClause, q: ListQuery, ctx: ListContext): SqlClause[] {
+    const out: SqlClause[] = [scope]
     if (q.only_deleted) out.push({ sql: 't.deleted_at IS NOT NULL', params: [], state: { deleted: true } })
     else if (!q.include_deleted) out.push({ sql: 't.deleted_at IS NULL', params: [], state: { deleted: false } })
     const hidden = this.def.hiddenByDefault?.(q)
@@ -120,8 +131,9 @@ export class RecordLister {
    * One page. `bytes`: the answer's byte budget; reading stops at the first record that cannot fit
    * it any more (the core cuts the page to the exact bytes; this only keeps the work within them).
    */
-  list(userId: string, q: ListQuery, ctx: ListContext, bytes?: number): Page {
-    const where = this.clauses(userId, q, ctx)
+  list(view: ListView, q: ListQuery, ctx: ListContext, bytes?: number): Page {
+    const { userId, scope, visible } = view
+    const where = this.clauses(scope, q, ctx)
     const search = q.search?.trim()
     const match = search ? ftsQuery(search) : null
     if (search && !match) return { items: [], total: 0 }
@@ -180,7 +192,7 @@ export class RecordLister {
       ...(matched ? [matched] : []),
       ...(q.after === undefined
         ? []
-        : [this.keyset(userId, q, (Boolean(match) && q.sort === undefined) || (expansion !== undefined && window !== null))]),
+        : [this.keyset(scope, q, (Boolean(match) && q.sort === undefined) || (expansion !== undefined && window !== null))]),
     ]
 
     // Page first (sequence numbers and rank only), full rows after: sorting narrow rows is cheap.
@@ -200,12 +212,14 @@ export class RecordLister {
       keyCount = keys.length
       if (keys.length === 0) return []
       const ranks = ranked ? new Map(keys.map((k) => [k.seq, k.rank ?? 0])) : null
+      // Scoped beyond the caller's own rows, the keys say which records; each is asked again whether it may be read.
       return this.store
         .bySeqs(
-          userId,
+          visible ? null : userId,
           keys.map((k) => k.seq),
           accept,
         )
+        .filter(({ record }) => !visible || visible(record))
         .map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
     }
 
@@ -244,7 +258,7 @@ export class RecordLister {
     const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
     // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
     const occurrences: Ranked[] = []
-    const replaced = this.overridden(userId, expansion, series)
+    const replaced = this.overridden(scope, expansion, series)
     for (const s of series) {
       const skip = replaced.get(s.record.id as string)
       for (const at of expansion.starts(s.record, window, MAX_EXPANDED + 1 - occurrences.length)) {
@@ -359,16 +373,18 @@ export class RecordLister {
    * notes `offset=500000` walks half a million index entries). The anchor is the caller's own
    * record, in the trash or not; its sort value and sequence number are the position.
    */
-  private keyset(userId: string, q: ListQuery, unordered: boolean): SqlClause {
+  private keyset(scope: SqlClause, q: ListQuery, unordered: boolean): SqlClause {
     // A search without sort is ranked (or, past RANK_LIMIT matches, not): refused either way, so
     // whether a client may page by keyset never depends on how many records match.
     if (unordered) {
       throw invalidQuery('after', 'unsupported', 'after cannot page a search ranked by relevance or a ranged list of events: use offset')
     }
     const key = q.sort ?? this.def.sort.default
-    const anchor = this.prepare(`SELECT ${key} AS value, seq FROM ${this.def.name} WHERE id = ? AND user_id = ?`).get(q.after, userId) as
-      { value: unknown; seq: number } | undefined
-    if (!anchor) throw invalidQuery('after', 'not_found', `after names no ${this.def.singular} of yours`)
+    const anchor = this.prepare(`SELECT t.${key} AS value, t.seq AS seq FROM ${this.def.name} t WHERE t.id = ? AND ${scope.sql}`).get(
+      q.after,
+      ...scope.params,
+    ) as { value: unknown; seq: number } | undefined
+    if (!anchor) throw invalidQuery('after', 'not_found', `after names no ${this.def.singular} you may read`)
     const op = (q.order ?? this.def.sort.order) === 'desc' ? '<' : '>'
     const col = this.def.sort.nocase?.includes(key) ? `t.${key} COLLATE NOCASE` : `t.${key}`
     const nullable = this.def.sort.nullable?.includes(key) ?? false
@@ -440,14 +456,18 @@ export class RecordLister {
   }
 
   /** Series id → the starts its overrides replace (they list as plain records of their own). */
-  private overridden(userId: string, expansion: NonNullable<ResourceDefinition['expansion']>, series: Ranked[]): Map<string, Set<number>> {
+  private overridden(
+    scope: SqlClause,
+    expansion: NonNullable<ResourceDefinition['expansion']>,
+    series: Ranked[],
+  ): Map<string, Set<number>> {
     const out = new Map<string, Set<number>>()
     const spec = expansion.overrides
     if (!spec || series.length === 0) return out
     const rows = this.prepare(
-      `SELECT ${spec.seriesColumn} AS series, ${spec.startColumn} AS start FROM ${this.def.name} ` +
-        `WHERE user_id = ? AND ${spec.seriesColumn} IN (SELECT value FROM json_each(?))`,
-    ).all(userId, JSON.stringify(series.map((s) => s.record.id))) as Array<{ series: string; start: string }>
+      `SELECT t.${spec.seriesColumn} AS series, t.${spec.startColumn} AS start FROM ${this.def.name} t ` +
+        `WHERE ${scope.sql} AND t.${spec.seriesColumn} IN (SELECT value FROM json_each(?))`,
+    ).all(...scope.params, JSON.stringify(series.map((s) => s.record.id))) as Array<{ series: string; start: string }>
     for (const { series: id, start } of rows) {
       const set = out.get(id) ?? new Set<number>()
       set.add(Date.parse(start))
