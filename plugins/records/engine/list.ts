@@ -258,7 +258,7 @@ export class RecordLister {
     const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
     // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
     const occurrences: Ranked[] = []
-    const replaced = this.overridden(scope, expansion, series)
+    const replaced = this.overridden(expansion, series)
     for (const s of series) {
       const skip = replaced.get(s.record.id as string)
       for (const at of expansion.starts(s.record, window, MAX_EXPANDED + 1 - occurrences.length)) {
@@ -455,23 +455,29 @@ export class RecordLister {
     return view?.index ?? null
   }
 
-  /** Series id → the starts its overrides replace (they list as plain records of their own). */
-  private overridden(
-    scope: SqlClause,
-    expansion: NonNullable<ResourceDefinition['expansion']>,
-    series: Ranked[],
-  ): Map<string, Set<number>> {
+  /**
+   * Series id → the starts its overrides replace (they list as plain records of their own). An
+   * override is its series' owner's: asked of each owner among the series (their own index).
+   */
+  private overridden(expansion: NonNullable<ResourceDefinition['expansion']>, series: Ranked[]): Map<string, Set<number>> {
     const out = new Map<string, Set<number>>()
     const spec = expansion.overrides
     if (!spec || series.length === 0) return out
-    const rows = this.prepare(
-      `SELECT t.${spec.seriesColumn} AS series, t.${spec.startColumn} AS start FROM ${this.def.name} t ` +
-        `WHERE ${scope.sql} AND t.${spec.seriesColumn} IN (SELECT value FROM json_each(?))`,
-    ).all(...scope.params, JSON.stringify(series.map((s) => s.record.id))) as Array<{ series: string; start: string }>
-    for (const { series: id, start } of rows) {
-      const set = out.get(id) ?? new Set<number>()
-      set.add(Date.parse(start))
-      out.set(id, set)
+    const byOwner = new Map<string, string[]>()
+    for (const s of series) {
+      const owner = String(s.record.owner_id)
+      byOwner.set(owner, [...(byOwner.get(owner) ?? []), s.record.id as string])
+    }
+    const stmt = this.prepare(
+      `SELECT ${spec.seriesColumn} AS series, ${spec.startColumn} AS start FROM ${this.def.name} ` +
+        `WHERE user_id = ? AND ${spec.seriesColumn} IN (SELECT value FROM json_each(?))`,
+    )
+    for (const [owner, ids] of byOwner) {
+      for (const { series: id, start } of stmt.all(owner, JSON.stringify(ids)) as Array<{ series: string; start: string }>) {
+        const set = out.get(id) ?? new Set<number>()
+        set.add(Date.parse(start))
+        out.set(id, set)
+      }
     }
     return out
   }

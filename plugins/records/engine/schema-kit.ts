@@ -50,17 +50,16 @@ const OwnerId = Type.String({
 
 /** POST body: the writable fields, `required` listed, nothing else accepted. */
 export function createSchema(fields: TProperties, required: string[], example?: object): TObject {
-  const props: TProperties = {
-    owner_id: Type.Optional(
-      Type.String({
-        format: 'uuid',
-        description: "default: you. Another member's id writes into their collection, which they share with you for writing",
-      }),
-    ),
-  }
+  const props: TProperties = {}
   for (const [key, schema] of Object.entries({ ...fields, custom_fields: Nullable(CustomFields) })) {
     props[key] = required.includes(key) ? schema : Type.Optional(schema)
   }
+  props.owner_id = Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: "default: you. Another member's id writes into their collection, which they share with you for writing",
+    }),
+  )
   return Type.Object(props, { additionalProperties: false, ...(example ? { examples: [example] } : {}) })
 }
 
