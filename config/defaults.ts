@@ -20,5 +20,6 @@ export const defaults: Record<string, string> = {
   HEARTH_TRUSTED_PROXIES: '',
   HEARTH_MAX_CONNECTIONS_PER_CLIENT: '64',
   HEARTH_MAILER_URL: '',
+  HEARTH_PUBLIC_HOSTNAME: '',
   HEARTH_RESTORE_KEEP: '1',
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { HearthTypeProvider } from './type-provider.js'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import type { DeviceRootSource } from './auth/apple-profile.js'
 import { authRoutes } from './auth/routes/index.js'
 import { throttle } from './auth/throttle.js'
 import { builtinPlugins } from './builtin-plugins.js'
@@ -11,6 +12,7 @@ import { installErrorHandling } from './envelope.js'
 import { defineError, errors } from './errors.js'
 import type { CommandRunner } from './hal/command.js'
 import { loggerOptions } from './logging/index.js'
+import { RequestLog } from './logging/request-log.js'
 import { registerOpenApi } from './openapi.js'
 import { definePlugin, PLUGIN_API_VERSION, type HearthApi, type HearthPlugin } from './plugin-api.js'
 import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader.js'
@@ -59,6 +61,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const proxyTrust = createProxyTrust(config.trustedProxies)
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -189,6 +192,9 @@ async function assemble(
           tokens: services.tokens,
           twoFactor: services.twoFactor,
           appPasswords: services.appPasswords,
+          passkeys: services.passkeys,
+          // The proxy plugin knows which names its own CA serves (plugins/proxy/public.ts); read at request time.
+          deviceRoot: async (host) => (await shared.provided<DeviceRootSource>('proxy')?.localRootFor(host)) ?? null,
           version: VERSION,
           throttled: (name) => throttle(services.publicLimiter, name),
           events: services.events,

@@ -42,6 +42,14 @@ export const CoreConfig = Type.Object({
   /** Open connections one client (an IPv4 address, an IPv6 /64) may hold; trusted proxies are not counted. */
   maxConnectionsPerClient: env('HEARTH_MAX_CONNECTIONS_PER_CLIENT', Type.Integer({ minimum: 1 })),
   mailerUrl: env('HEARTH_MAILER_URL', Type.String()),
+  /**
+   * The name (and port, when not 443) browsers reach Hearth at over HTTPS: the passkeys' relying party.
+   * Empty: passkeys are off (a credential is bound to one name; a guessed one would strand them).
+   */
+  publicHostname: env(
+    'HEARTH_PUBLIC_HOSTNAME',
+    Type.String({ maxLength: 259, pattern: '^$|^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\\.[A-Za-z0-9-]{1,63})*(?::[0-9]{1,5})?$' }),
+  ),
   /** Data folders `hearth restore` set aside to keep once the restored daemon has started. */
   restoreKeep: env('HEARTH_RESTORE_KEEP', Type.Integer({ minimum: 0, maximum: 100 })),
 })

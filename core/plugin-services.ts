@@ -8,6 +8,11 @@ import type { PluginManifest, PluginServices } from './plugin-api.js'
 export function createPluginServices() {
   const provided = new Map<string, unknown>()
   return {
+    /**
+     * A plugin's service as the core reads it (the core imports no plugin: it names the shape it
+     * needs, and gets undefined when the plugin is disabled or provides nothing).
+     */
+    provided: <T>(plugin: string): T | undefined => provided.get(plugin) as T | undefined,
     for(manifest: PluginManifest): PluginServices {
       return {
         provide(service) {

@@ -4,6 +4,10 @@ import { createAccounts } from './auth/accounts.js'
 import { createApiKeys } from './auth/api-keys.js'
 import { createAppPasswords } from './auth/app-passwords.js'
 import { createMfaChallenges } from './auth/mfa-challenges.js'
+import { createPasskeyChallenges } from './auth/passkey-challenges.js'
+import { createPasskeyStore } from './auth/passkey-store.js'
+import { createPasskeys } from './auth/passkeys.js'
+import { relyingParty } from './auth/relying-party.js'
 import { createSecondFactor } from './auth/second-factor.js'
 import { createTwoFactor } from './auth/two-factor.js'
 import { authenticateWith, createCallerResolver } from './auth/authenticate.js'
@@ -96,6 +100,16 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
       return res.ok
     },
   })
+  const passkeys = createPasskeys({
+    store: createPasskeyStore(db),
+    challenges: createPasskeyChallenges(now),
+    users,
+    // A passkey that fails counts where a wrong password does: one budget per account and client.
+    signIns,
+    relyingParty: relyingParty(config.publicHostname),
+    session: authService.session,
+    log,
+  })
   const caches: Array<{ owner: string; stats: { hits: number; misses: number } }> = []
   metrics.register(
     'counter',
@@ -139,6 +153,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     accounts: createAccounts({ users, apiKeys, tokens, events }),
     twoFactor: createTwoFactor({ users, tokens, secondFactor, mfaThrottle }),
     appPasswords: createAppPasswords({ apiKeys, events }),
+    passkeys,
     secondFactor,
     secrets,
     requestLimiter: createLimiter({ max: config.rateLimit, windowMs: 60_000, now }),

@@ -14,7 +14,30 @@ export interface DavAccount {
   password: string
   /** The URL the device starts its discovery at (the DAV root: it answers current-user-principal). */
   path: string
+  /** A root certificate (DER) the device must trust to reach `host` over HTTPS: the proxy's own CA. */
+  root?: Buffer | null
 }
+
+/** Where the core finds that root: the service a proxy plugin provides. */
+export interface DeviceRootSource {
+  localRootFor(host: string): Promise<Buffer | null>
+}
+
+/**
+ * Apple's `com.apple.security.root` payload (Device Management, CertificateRoot): the certificate's
+ * DER bytes as PayloadContent. iOS installs it with the profile; the member then turns full trust on
+ * under Settings > General > About > Certificate Trust Settings (docs/api.md).
+ */
+const rootPayload = (id: string, der: Buffer, host: string) => ({
+  PayloadType: 'com.apple.security.root',
+  PayloadVersion: 1,
+  PayloadIdentifier: `${id}.root`,
+  PayloadUUID: randomUUID().toUpperCase(),
+  PayloadDisplayName: `Hearth local certificate authority (${host})`,
+  PayloadDescription: `Lets the device trust the HTTPS certificate of ${host}, issued by this Hearth's own certificate authority`,
+  PayloadCertificateFileName: 'hearth-local-ca.cer',
+  PayloadContent: der,
+})
 
 /**
  * A configuration profile with a CalDAV and a CardDAV account (Apple's Device Management payloads
@@ -50,6 +73,11 @@ export function appleProfile(account: DavAccount): string {
     PayloadDescription: `Calendars and contacts of ${account.email} on ${account.host}`,
     PayloadOrganization: 'Hearth',
     PayloadRemovalDisallowed: false,
-    PayloadContent: [payload('CalDAV', 'Calendars'), payload('CardDAV', 'Contacts')],
+    // The root first: the device trusts it before the accounts first connect.
+    PayloadContent: [
+      ...(account.root ? [rootPayload(id, account.root, account.host)] : []),
+      payload('CalDAV', 'Calendars'),
+      payload('CardDAV', 'Contacts'),
+    ],
   })
 }

@@ -40,6 +40,8 @@ export const ChangePasswordBody = Type.Object(
 export const AuthStatus = Type.Object({
   mode: StringEnum(['setup', 'single_user', 'multi_user'] as const),
   version: Type.String(),
+  /** Whether passkey sign-in is on (HEARTH_PUBLIC_HOSTNAME is set): a sign-in page shows its button only then. */
+  passkeys: Type.Boolean(),
 })
 
 export const KeyScope = StringEnum(['agent', 'system', 'sync', 'dav'] as const)

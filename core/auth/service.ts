@@ -61,6 +61,9 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
+    /** The tokens of a sign-in completed another way (a passkey): the same session a password login opens. */
+    session,
+
     async setup(input: { email: string; password: string; name?: string }) {
       if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
       const passwordHash = await hashPassword(input.password)

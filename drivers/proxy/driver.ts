@@ -28,4 +28,9 @@ export interface ProxyDriver extends DriverInstance {
   issuanceErrors(): Promise<Map<string, string>>
   /** The root of the proxy's own CA (for LAN names), PEM. */
   localCa(): Promise<string>
+  /**
+   * The root of the proxy's own CA (PEM) when the certificate it serves for `domain` was issued by
+   * that CA (verified, signature by signature); null when it serves another one, or none yet.
+   */
+  localRootServing(domain: string): Promise<string | null>
 }

@@ -5,6 +5,8 @@ import caddy from '../../drivers/proxy/caddy/index.js'
 import { ProxyConfig } from './config.js'
 import { proxyHealth } from './health.js'
 import { proxyService } from './service.js'
+import { deviceRoot } from './device-root.js'
+import type { ProxyPluginService } from './public.js'
 import { localCa, sslStatus } from './ssl.js'
 import { dnsProviderService } from './dns-provider.js'
 import { dns01Service } from './dns01.js'
@@ -106,6 +108,7 @@ export default definePlugin(
     const dnsProvider = dnsProviderService(api)
     const dns01 = dns01Service(api, dnsProvider)
     const service = proxyService(api, routeStore(api.db), dns01)
+    api.services.provide<ProxyPluginService>({ localRootFor: deviceRoot(api, service) })
     // Pushed on start and whenever Caddy stops serving the last push (a restarted Caddy comes back empty).
     void service.push().then(() => service.certifyAll())
     // A Tailscale certificate (POST /hal/network/vpn/generate-cert) is served for routes of its name.

@@ -43,7 +43,7 @@ import { preconditionFailed, versionOf } from './engine/etag.js'
 import { propertyStore, type StoredProperty } from './engine/properties.js'
 import { ExternalWrites } from './engine/external-writes.js'
 import { QueryCache } from './engine/query-cache.js'
-import { RecordCache } from './engine/record-cache.js'
+import { type CacheBudget, RecordCache } from './engine/record-cache.js'
 import type { Page } from './engine/list.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
 import type { Check } from './engine/validate.js'
@@ -146,11 +146,11 @@ export function createRecordsService({
   const cache = new QueryCache(external, now, () => db.inTransaction)
   const properties = propertyStore(db)
   const recordCaches = new Map<string, RecordCache>()
+  // One budget for every resource together: the one a household reads most may use what the others leave.
+  const cacheBudget: CacheBudget = { limit: recordCacheBytes, used: 0 }
   const recordCache = (name: string) => {
     if (recordCacheBytes <= 0) return null
-    // One budget for the three resources together.
-    const share = Math.floor(recordCacheBytes / Object.keys(resources).length)
-    const cache = new RecordCache(share, () => db.inTransaction, external)
+    const cache = new RecordCache(cacheBudget, () => db.inTransaction, external)
     recordCaches.set(name, cache)
     return cache
   }

@@ -87,7 +87,7 @@ async function credentials(d: Daemon, password: string) {
 }
 
 t.test('JSON lines off a terminal: a request id on every request line, no credential anywhere', async (t) => {
-  const d = await startDaemon(t, {})
+  const d = await startDaemon(t, { HEARTH_LOG_LEVEL: 'debug' })
   const password = 'correct horse battery staple'
   const { status, jwt, systemToken } = await credentials(d, password)
   t.equal(status, 201)
@@ -131,13 +131,13 @@ t.test('JSON lines off a terminal: a request id on every request line, no creden
     }
   })
   const requestLines = entries.filter((e) => e.req || e.res)
-  t.ok(requestLines.length >= calls.length * 2, 'a line when each request arrives and one when it is answered')
+  t.ok(requestLines.length >= calls.length, 'a line when each request is answered')
   t.ok(
     requestLines.every((e) => typeof e.reqId === 'string' && (e.reqId as string).length > 0),
     'every request line carries its request id',
   )
   const traced = requestLines.filter((e) => e.reqId === 'trace-abc.123')
-  t.equal(traced.length, 2, 'a caller-given X-Request-Id is the logged id')
+  t.equal(traced.length, 1, 'a caller-given X-Request-Id is the logged id, on the one line of its request')
   t.ok(
     entries.some((e) => (e.req as { url?: string } | undefined)?.url === '/api/v1/realtime?token=[redacted]'),
     'the URL stays readable with the token scrubbed',
@@ -149,14 +149,34 @@ t.test('JSON lines off a terminal: a request id on every request line, no creden
 })
 
 t.test('readable lines on a terminal (stdout is a TTY under `script`)', async (t) => {
-  const d = await startDaemon(t, {}, true)
+  const d = await startDaemon(t, { HEARTH_LOG_LEVEL: 'debug' }, true)
   const res = await fetch(`${d.base}/health`, { headers: { 'x-request-id': 'tty-req-1' } })
   t.equal(res.status, 200)
   await d.stop()
   const out = d.output().replace(/\u001b\[\d+m/g, '')
-  t.match(out, /\d\d:\d\d:\d\d\.\d{3} INFO {2}\[tty-req-1\] GET \/api\/v1\/health incoming request/)
-  t.match(out, /\[tty-req-1\] request completed → 200 [\d.]+ ms/)
+  t.match(out, /\d\d:\d\d:\d\d\.\d{3} DEBUG \[tty-req-1\] GET \/api\/v1\/health request completed → 200 [\d.]+ ms/)
   t.notMatch(out, /"level":/, 'no JSON on a terminal')
+})
+
+t.test('at the default level a success writes no line, a refusal one at info', async (t) => {
+  const d = await startDaemon(t, {})
+  const ok = await fetch(`${d.base}/health`, { headers: { 'x-request-id': 'quiet-ok' } })
+  const refused = await fetch(`${d.base}/notes`, { headers: { 'x-request-id': 'loud-401' } })
+  t.same([ok.status, refused.status], [200, 401])
+  await d.stop()
+  const entries = d
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { reqId?: string; level: number; msg: string; res?: { statusCode: number } })
+  t.same(
+    entries.filter((e) => e.reqId === 'quiet-ok'),
+    [],
+    'an answered request writes nothing at info',
+  )
+  const lines = entries.filter((e) => e.reqId === 'loud-401')
+  t.equal(lines.length, 1, 'one line for the refused request')
+  t.match(lines[0], { level: 30, msg: 'request completed', res: { statusCode: 401 } })
 })
 
 t.test('HEARTH_LOG_FORMAT=pretty forces readable lines into a pipe; json forces JSON', async (t) => {

@@ -33,6 +33,7 @@ t.test('plugin migrations are applied once and recorded', async (t) => {
     { plugin: 'core', version: 2, name: 'dav-scope' },
     { plugin: 'core', version: 3, name: 'key-maker' },
     { plugin: 'core', version: 4, name: 'second-factor' },
+    { plugin: 'core', version: 5, name: 'passkeys' },
     { plugin: 'hello', version: 1, name: 'init' },
   ])
 })

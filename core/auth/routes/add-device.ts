@@ -27,7 +27,7 @@ function reachedAt(req: FastifyRequest): { host: string; port: number; tls: bool
 }
 
 /** Adding a phone or a computer in one step: a new app password named after it, in the form the device takes. */
-export async function addDeviceRoutes(app: PluginInstance, { appPasswords, users }: AuthRoutesOptions) {
+export async function addDeviceRoutes(app: PluginInstance, { appPasswords, users, deviceRoot }: AuthRoutesOptions) {
   const own = { scope: 'general', userContext: true } as const
   const emailOf = (userId: string) => users.get(userId)?.email ?? ''
 
@@ -63,7 +63,7 @@ export async function addDeviceRoutes(app: PluginInstance, { appPasswords, users
       schema: {
         summary: 'Add an iPhone, iPad or Mac: a configuration profile with the calendar and contacts accounts',
         description:
-          'Creates an app password named `name` and answers a configuration profile (`application/x-apple-aspen-config`) holding a CalDAV and a CardDAV account for the address this request reached, the email and that password. Opened on the device, it installs both accounts.',
+          "Creates an app password named `name` and answers a configuration profile (`application/x-apple-aspen-config`) holding a CalDAV and a CardDAV account for the address this request reached, the email and that password, and, when that address is served over HTTPS with a certificate of the proxy's own CA, that CA's root (`com.apple.security.root`). Opened on the device, it installs them.",
         body: AppPasswordBody,
         response: {
           200: {
@@ -75,8 +75,9 @@ export async function addDeviceRoutes(app: PluginInstance, { appPasswords, users
     },
     async (req, reply) => {
       const where = reachedAt(req)
+      const root = where.tls ? await deviceRoot(where.host) : null
       const { password } = appPasswords.create(req.userId, req.body.name)
-      const profile = appleProfile({ ...where, name: req.body.name, email: emailOf(req.userId), password, path: DAV_PATH })
+      const profile = appleProfile({ ...where, name: req.body.name, email: emailOf(req.userId), password, path: DAV_PATH, root })
       reply.header('content-type', APPLE_PROFILE_TYPE)
       reply.header('content-disposition', 'attachment; filename="hearth.mobileconfig"')
       return reply.send(profile)

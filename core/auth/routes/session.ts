@@ -5,7 +5,7 @@ import { AuthStatus, ChangePasswordBody, LoginAnswer, LoginBody, MfaLoginBody, R
 import { clientInfo } from './client-info.js'
 import type { AuthRoutesOptions } from './index.js'
 
-export async function sessionRoutes(app: PluginInstance, { service, users, version, throttled }: AuthRoutesOptions) {
+export async function sessionRoutes(app: PluginInstance, { service, users, passkeys, version, throttled }: AuthRoutesOptions) {
   const pub = { auth: false } as const
   const throttledPub = { auth: false, errors: ['RATE_LIMITED'] }
   // A wrong password or a dead refresh token answers 401 on these public routes.
@@ -15,9 +15,13 @@ export async function sessionRoutes(app: PluginInstance, { service, users, versi
     '/auth/status',
     {
       config: pub,
-      schema: { summary: 'Tell whether the appliance awaits setup, has one user or several', response: { 200: Single(AuthStatus) } },
+      schema: {
+        summary: 'Tell whether the appliance awaits setup, has one user or several',
+        description: '`passkeys`: whether passkey sign-in is on (HEARTH_PUBLIC_HOSTNAME is set).',
+        response: { 200: Single(AuthStatus) },
+      },
     },
-    async () => ({ mode: users.mode(), version }),
+    async () => ({ mode: users.mode(), version, passkeys: passkeys.enabled() }),
   )
 
   app.post(

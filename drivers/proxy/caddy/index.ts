@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto'
 import { type DriverContext, defineDriver } from '../../../core/plugin-api.js'
 import type { ApplyResult, ProxyDriver, ProxyRoute } from '../driver.js'
 import { admin, adminListen, CaddyUnreachable, parseAdmin, ProxyPortError } from './admin.js'
@@ -25,6 +26,11 @@ async function createCaddy(ctx: DriverContext): Promise<ProxyDriver> {
     tlsLogAddress: tlsLog.address,
   }
   let pushed: string | null = null
+  const localAuthority = async () => {
+    const res = await admin(endpoint, 'GET', '/pki/ca/local')
+    if (res.status !== 200) throw new CaddyUnreachable(`Caddy has no local CA yet (${res.status})`)
+    return JSON.parse(res.text) as LocalAuthority
+  }
 
   const load = async (routes: ProxyRoute[]) => {
     const { config, hash } = caddyConfig(routes, settings)
@@ -59,12 +65,37 @@ async function createCaddy(ctx: DriverContext): Promise<ProxyDriver> {
     },
     certificate: (domain) => servedCertificate(settings.httpsPort, domain),
     issuanceErrors: async () => tlsLog.errors(),
-    async localCa() {
-      const res = await admin(endpoint, 'GET', '/pki/ca/local')
-      if (res.status !== 200) throw new CaddyUnreachable(`Caddy has no local CA yet (${res.status})`)
-      return (JSON.parse(res.text) as { root_certificate: string }).root_certificate
+    localCa: async () => (await localAuthority()).root_certificate,
+    async localRootServing(domain) {
+      const [served, ca] = await Promise.all([servedCertificate(settings.httpsPort, domain), localAuthority()])
+      return served && issuedBy(served, ca) ? ca.root_certificate : null
     },
     dispose: () => tlsLog.close(),
+  }
+}
+
+/** What Caddy's GET /pki/ca/<id> answers (PEM). */
+interface LocalAuthority {
+  root_certificate: string
+  intermediate_certificate: string
+}
+
+/** Whether `leaf` chains to the local CA: issued and signed by its intermediate, itself signed by its root. */
+function issuedBy(leaf: string, ca: LocalAuthority): boolean {
+  try {
+    const [cert, intermediate, root] = [leaf, ca.intermediate_certificate, ca.root_certificate].map((pem) => new X509Certificate(pem)) as [
+      X509Certificate,
+      X509Certificate,
+      X509Certificate,
+    ]
+    return (
+      cert.checkIssued(intermediate) &&
+      cert.verify(intermediate.publicKey) &&
+      intermediate.checkIssued(root) &&
+      intermediate.verify(root.publicKey)
+    )
+  } catch {
+    return false
   }
 }
 

@@ -169,3 +169,34 @@ t.test('a commit by another connection reaches the cached reads', async (t) => {
   t.equal((await cached.call('GET', `/notes/${note.id}`)).body.data.content, 'after', 'by id')
   t.equal((await cached.call('GET', '/notes')).body.data[0].content, 'after', 'in a list')
 })
+
+t.test('a household reading the same notes in turn is answered from the cache when they fit its budget', async (t) => {
+  // 600 notes of ~1 KiB of Markdown take ~0.8 MiB of heap: with HEARTH_RECORD_CACHE_MB=1 they fit in the
+  // one budget every resource shares (a third of it each, counted at three bytes a character, held 77).
+  const b = await bench(t, { env: { HEARTH_RECORD_CACHE_MB: '1' } })
+  const paragraph = 'The boiler was serviced on Tuesday; the engineer left the report in the drawer. '.repeat(13)
+  const ids: string[] = []
+  for (let i = 0; i < 600; i++) ids.push((await b.call('POST', '/notes', { title: `note ${i}`, content: paragraph })).body.data.id)
+  const headers = { authorization: `Bearer ${b.token}` }
+  const hits = async () =>
+    Number(
+      /hearth_record_cache_requests_total\{resource="notes",result="hit"\} (\d+)/.exec(
+        (await b.app.inject({ url: '/metrics' })).body,
+      )?.[1] ?? 0,
+    )
+  for (let pass = 0; pass < 2; pass++) for (const id of ids) await b.app.inject({ url: `/api/v1/notes/${id}`, headers })
+  const before = await hits()
+  for (const id of ids) await b.app.inject({ url: `/api/v1/notes/${id}`, headers })
+  t.equal((await hits()) - before, ids.length, 'the third pass is answered from the cache, every note of it')
+
+  // Least recently used goes first: notes read again stay while new ones come in.
+  const hot = ids.slice(0, 50)
+  for (let i = 0; i < 600; i++) {
+    const created = (await b.call('POST', '/notes', { title: `later ${i}`, content: paragraph })).body.data.id as string
+    for (let r = 0; r < 2; r++) await b.app.inject({ url: `/api/v1/notes/${created}`, headers })
+    if (i % 20 === 0) for (const id of hot) await b.app.inject({ url: `/api/v1/notes/${id}`, headers })
+  }
+  const beforeHot = await hits()
+  for (const id of hot) await b.app.inject({ url: `/api/v1/notes/${id}`, headers })
+  t.equal((await hits()) - beforeHot, hot.length, 'the notes read all along are still kept')
+})
