@@ -24,4 +24,6 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // The household page's script runs in the browser, as an ES module.
+  { files: ['core/household-page/assets/**/*.js'], languageOptions: { globals: { ...globals.browser }, sourceType: 'module' } },
 )

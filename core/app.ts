@@ -19,6 +19,7 @@ import { discoverPlugins, type LoadedPlugin, loadPlugins } from './plugin-loader
 import { createPluginServices } from './plugin-services.js'
 import type { RouteEntry } from './route-pipeline.js'
 import { healthRoutes } from './routes/health.js'
+import { registerHouseholdPage } from './household-page/routes.js'
 import { ensureSecrets, withSecretPlaceholders } from './secrets.js'
 import { createServices, type Services } from './services.js'
 import { createProxyTrust, type ProxyTrust } from './client-address.js'
@@ -133,6 +134,7 @@ async function assemble(
 
   const tags = new Map<string, string>()
   await registerOpenApi(app, { version: VERSION, tags })
+  registerHouseholdPage(app)
 
   const shared = createPluginServices()
   const apiFor = (plugin: HearthPlugin, pluginConfig: unknown): HearthApi => ({

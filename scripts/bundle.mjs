@@ -23,6 +23,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { copyPageAssets } from './page-assets.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const OUT = join(ROOT, 'dist', 'bundle')
@@ -144,6 +145,8 @@ export async function bundle() {
     if (asset === 'package.json') continue
     cpSync(join(ROOT, asset), join(OUT, asset), { recursive: true })
   }
+  // The household page's folder again, with the libraries it loads from node_modules.
+  copyPageAssets(OUT)
   writeFileSync(
     join(OUT, 'package.json'),
     `${JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'module', exports: { './plugin-api': './plugin-api.mjs' } }, null, 2)}\n`,

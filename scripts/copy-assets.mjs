@@ -1,7 +1,9 @@
 // Copies the non-TypeScript files the compiled daemon reads at run time
-// (SQL migrations) from the source tree into dist/, beside their modules.
+// (SQL migrations, the household page with its vendored libraries) from the source tree into dist/,
+// beside their modules.
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { copyPageAssets } from './page-assets.mjs'
 
 const roots = ['core', 'plugins', 'drivers', 'test']
 const walk = (dir) => {
@@ -13,3 +15,4 @@ const walk = (dir) => {
   }
 }
 for (const root of roots) if (existsSync(root)) walk(root)
+copyPageAssets('dist')

@@ -23,26 +23,27 @@ const COLOR = /^#[0-9A-Fa-f]{6}(?:[0-9A-Fa-f]{2})?$/
 const ORDER = /^[+-]?[0-9]{1,9}$/
 
 export const SETTABLE: Record<string, Settable> = {
-  [`${NS.dav}displayname`]: { kinds: ['event', 'card'], check: text(MAX_DISPLAYNAME, true) },
-  [`${NS.caldav}calendar-description`]: { kinds: ['event'], check: text(MAX_DESCRIPTION, false) },
+  [`${NS.dav}displayname`]: { kinds: ['event', 'task', 'card'], check: text(MAX_DISPLAYNAME, true) },
+  [`${NS.caldav}calendar-description`]: { kinds: ['event', 'task'], check: text(MAX_DESCRIPTION, false) },
   [`${NS.carddav}addressbook-description`]: { kinds: ['card'], check: text(MAX_DESCRIPTION, false) },
-  [`${NS.apple}calendar-color`]: { kinds: ['event'], check: (v) => (COLOR.test(v) ? v : null) },
-  [`${NS.apple}calendar-order`]: { kinds: ['event'], check: (v) => (ORDER.test(v) ? String(Number(v)) : null) },
+  [`${NS.apple}calendar-color`]: { kinds: ['event', 'task'], check: (v) => (COLOR.test(v) ? v : null) },
+  [`${NS.apple}calendar-order`]: { kinds: ['event', 'task'], check: (v) => (ORDER.test(v) ? String(Number(v)) : null) },
 }
 
 /**
  * What creating a calendar may also carry and Hearth accepts without keeping: the resource
- * type being created (extended MKCOL), a component set holding VEVENT (calendars hold events;
- * other components are refused at PUT), a calendar-timezone (each event keeps its own TZID),
+ * type being created (extended MKCOL), a component set holding the collection's component (VEVENT
+ * for a calendar, VTODO for a task list; other components are refused at PUT), a calendar-timezone (each event keeps its own TZID),
  * and the free-busy choices Apple's clients send with every MKCALENDAR (Hearth has no
  * free-busy): refusing them would leave iOS and macOS unable to make a calendar.
  */
-const ON_CREATION: Record<string, (node: XmlNode) => boolean> = {
+const ON_CREATION: Record<string, (node: XmlNode, kind: Kind) => boolean> = {
   [`${NS.dav}resourcetype`]: (n) =>
     !!child(n, NS.dav, 'collection') &&
     !!child(n, NS.caldav, 'calendar') &&
     n.children.every((c) => is(c, NS.dav, 'collection') || is(c, NS.caldav, 'calendar')),
-  [`${NS.caldav}supported-calendar-component-set`]: (n) => childrenOf(n, NS.caldav, 'comp').some((c) => c.attrs.name === 'VEVENT'),
+  [`${NS.caldav}supported-calendar-component-set`]: (n, kind) =>
+    childrenOf(n, NS.caldav, 'comp').some((c) => c.attrs.name === (kind === 'task' ? 'VTODO' : 'VEVENT')),
   [`${NS.caldav}calendar-timezone`]: () => true,
   [`${NS.caldav}calendar-free-busy-set`]: () => true,
   [`${NS.caldav}schedule-calendar-transp`]: () => true,
@@ -77,7 +78,7 @@ export function planPatch(kind: Kind | null, instructions: XmlNode[], creating: 
           const value = remove ? null : node.children.length ? null : settable.check(node.text)
           if (!remove && value === null) entry.failed = true
           else changes.set(key, value)
-        } else if (!(creating && !remove && ON_CREATION[key]?.(node))) entry.failed = true
+        } else if (!(creating && !remove && kind && ON_CREATION[key]?.(node, kind))) entry.failed = true
       }
   }
   const all = [...props.values()]

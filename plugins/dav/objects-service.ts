@@ -3,8 +3,8 @@ import { HttpError } from '../../core/plugin-api.js'
 import { ifMatchHolds, ifNoneMatchHolds } from '../../lib/etag.js'
 import { occurrences, type Recurrence } from '../../lib/ical/recurrence.js'
 import { type ApiRecord, type RecordsPluginService, type ResourceName, type StoredProperty } from '../records/public.js'
-import { objectEtag, readCalendar, readCard, writeCalendar, writeCard } from './objects.js'
-import type { DavStore, Kind, ObjectRow } from './store.js'
+import { objectEtag, readCalendar, readCard, readTodo, writeCalendar, writeCard, writeTodo } from './objects.js'
+import type { CalendarKind, DavStore, Kind, ObjectRow } from './store.js'
 
 /**
  * The DAV view of a user's records: collections (the address book, one calendar per
@@ -25,8 +25,8 @@ export interface DavObject {
 }
 
 export const ADDRESS_BOOK = 'contacts'
-const EXT: Record<Kind, string> = { card: '.vcf', event: '.ics' }
-const RESOURCE: Record<Kind, ResourceName> = { card: 'contacts', event: 'events' }
+const EXT: Record<Kind, string> = { card: '.vcf', event: '.ics', task: '.ics' }
+const RESOURCE: Record<Kind, ResourceName> = { card: 'contacts', event: 'events', task: 'tasks' }
 /** The UID Hearth writes for a record without one of its own: its id (vCard 3: bare, vCard 4: urn:uuid:, iCalendar: @hearth). */
 const HEARTH_UID = /^(?:urn:uuid:)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:@hearth)?$/i
 
@@ -47,7 +47,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
   /** Users whose calendar names were read from their events (records older than this plugin). */
   const listed = new Set<string>()
 
-  const collectionOf = (kind: Kind, record: ApiRecord) => (kind === 'card' ? ADDRESS_BOOK : String(record.calendar_name))
+  const collectionOf = (kind: Kind, record: ApiRecord) =>
+    kind === 'card' ? ADDRESS_BOOK : String(kind === 'task' ? record.list_name : record.calendar_name)
 
   // ---- the change log, fed by the records' events (JSON API, imports, DAV alike) ----
   const onChange = (kind: Kind, event: HearthEvent) => {
@@ -101,13 +102,14 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       store.move(userId, id, collection)
     }
     if (!row) store.place({ record_id: id, user_id: userId, kind, collection, name, main: 1, original: null, original_etag: null })
-    // Every calendar_name an event takes is a calendar (kept, like MKCALENDAR's, once emptied).
-    if (kind === 'event' && !record.deleted_at) store.addCalendar(userId, collection, new Date(now()).toISOString())
+    // Every calendar_name an event takes is a calendar, every list_name a task list (kept, like MKCALENDAR's, once emptied).
+    if (kind !== 'card' && !record.deleted_at) store.addCalendar(userId, collection, new Date(now()).toISOString(), kind)
     store.log(userId, kind, collection, name, Boolean(record.deleted_at))
   }
 
   deps.events.on('contact.*', (e) => onChange('card', e))
   deps.events.on('event.*', (e) => onChange('event', e))
+  deps.events.on('task.*', (e) => onChange('task', e))
 
   // ---- reading ----
   const fetch = (userId: string, kind: Kind, id: string): ApiRecord | null => {
@@ -125,6 +127,12 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`
     if (c.kind === 'card') {
       return service.listAll(userId, 'contacts').map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) }))
+    }
+    if (c.kind === 'task') {
+      return service
+        .listAll(userId, 'tasks')
+        .filter((r) => r.list_name === c.name)
+        .map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) }))
     }
     const all = service.listAll(userId, 'events')
     const series = new Map<string, ApiRecord[]>()
@@ -166,6 +174,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       obj.records.map((r) => r.id),
     )
     if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [])
+    if (c.kind === 'task') return writeTodo(main, kept.get(main.id) ?? [], parentUid(userId, main), now())
     return writeCalendar(main, obj.records.slice(1), kept, now())
   }
 
@@ -236,6 +245,21 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     }
   }
 
+  /** The UID a task's parent is known by (RELATED-TO): the one its client gave, else Hearth's. */
+  const parentUid = (userId: string, task: ApiRecord): string | undefined => {
+    const id = task.parent_id as string | null
+    if (!id) return undefined
+    const kept = service.propertiesOf(userId, 'tasks', [id]).get(id) ?? []
+    return kept.find(([n]) => n === 'UID')?.[2] ?? `${id}@hearth`
+  }
+
+  /** A parent task named by UID: Hearth's own (`<id>@hearth`) or one a client gave; undefined when unknown. */
+  const taskByUid = (userId: string, uid: string): string | undefined => {
+    const own = HEARTH_UID.exec(uid.trim())?.[1]?.toLowerCase()
+    if (own && fetch(userId, 'task', own)) return own
+    return service.recordsWithProperty(userId, 'tasks', 'UID', uid)[0]
+  }
+
   /** Forgets a name whose record is gone (permanently deleted or in the trash): a new object takes it. */
   const release = (userId: string, c: Collection, name: string) => {
     const row = store.byName(userId, c.kind, c.name, name)
@@ -246,15 +270,19 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     members,
     find,
     render,
-    /** The user's calendars: 'default', MKCALENDAR's and every calendar_name events took (read from the events once per process). */
-    calendars(userId: string): string[] {
+    /**
+     * The user's calendars (or task lists): 'default', MKCALENDAR's and every calendar_name events
+     * took (list_name tasks took), read from the records once per process.
+     */
+    calendars(userId: string, kind: CalendarKind = 'event'): string[] {
       if (!listed.has(userId)) {
         const at = new Date(now()).toISOString()
         for (const r of service.listAll(userId, 'events')) if (!r.recurrence_id) store.addCalendar(userId, String(r.calendar_name), at)
+        for (const r of service.listAll(userId, 'tasks')) store.addCalendar(userId, String(r.list_name), at, 'task')
         if (listed.size > 10_000) listed.clear()
         listed.add(userId)
       }
-      return [...new Set(['default', ...store.calendars(userId)])].sort()
+      return [...new Set(['default', ...store.calendars(userId, kind)])].sort()
     },
 
     /** PUT: creates or replaces the object; answers whether it was created and its new ETag. */
@@ -264,21 +292,33 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       if (!current) release(userId, c, name)
       const resource = RESOURCE[c.kind]
       let obj: DavObject
-      if (c.kind === 'card') {
-        const card = readCard(text)
-        checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
+      /** A contact or a task: one record, created or replaced, with the lines kept beside it. */
+      const single = (body: Record<string, unknown>, kept: StoredProperty[]): DavObject => {
         const record = withName(userId, c.kind, c.name, name, () =>
           current
             ? service.update(
                 userId,
                 resource,
                 (current.records[0] as ApiRecord).id,
-                replacement(resource, current.records[0] as ApiRecord, card.body),
+                replacement(resource, current.records[0] as ApiRecord, body),
               )
-            : service.create(userId, resource, card.body, { source: 'dav' }),
+            : service.create(userId, resource, body, { source: 'dav' }),
         )
-        service.setProperties(userId, resource, record.id, card.kept)
-        obj = { name, records: [record], etag: objectEtag([record]) }
+        service.setProperties(userId, resource, record.id, kept)
+        return { name, records: [record], etag: objectEtag([record]) }
+      }
+      if (c.kind === 'card') {
+        const card = readCard(text)
+        checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
+        obj = single(card.body, card.kept)
+      } else if (c.kind === 'task') {
+        const todo = readTodo(text, service.timezone, c.name)
+        checkUid(userId, c, todo.uid, current?.records[0]?.id)
+        const parent = todo.parentUid ? taskByUid(userId, todo.parentUid) : undefined
+        // A parent not (yet) known keeps its RELATED-TO line: written back as the client wrote it.
+        const kept: StoredProperty[] =
+          todo.parentUid && !parent ? [...todo.kept, ['RELATED-TO', [['RELTYPE', ['PARENT']]], todo.parentUid]] : todo.kept
+        obj = single({ ...todo.body, parent_id: parent ?? null }, kept)
       } else {
         const cal = readCalendar(text, service.timezone, c.name)
         checkUid(userId, c, cal.uid, current?.records[0]?.id)
@@ -335,6 +375,11 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     /** Whether a calendar object has an instance overlapping [from, to) (RFC 4791 9.9), recurrences expanded. */
     overlaps(obj: DavObject, from: number, to: number): boolean {
       return obj.records.some((r) => {
+        // A task is in a range by its due date (its start without one); one with neither is in every range (RFC 4791 9.9).
+        if ('list_name' in r) {
+          const at = r.due_at ?? r.start_at
+          return !at || (Date.parse(String(at)) >= from && Date.parse(String(at)) < to)
+        }
         const start = Date.parse(String(r.start_at))
         const end = r.end_at ? Date.parse(String(r.end_at)) : start + (r.all_day ? 86_400_000 : 0)
         const length = Math.max(end - start, 0)

@@ -8,10 +8,13 @@ import {
   type EventRecord,
   EXTRA_PROPERTIES,
   parseICalendar,
+  parseTodos,
   parseVCards,
   serializeICalendar,
+  serializeTodos,
   serializeVCard,
   type StoredProperty,
+  type TaskRecord,
 } from '../records/public.js'
 
 /**
@@ -246,6 +249,56 @@ const emailOf = (value: string) =>
 
 export function writeCalendar(series: ApiRecord, overrides: ApiRecord[], kept: ReadonlyMap<string, StoredProperty[]>, now: number): string {
   const records = [series, ...overrides]
+  return withDetails(records, kept, (plain) => serializeICalendar(records as unknown as Array<EventRecord & { id: string }>, now, plain))
+}
+
+/** The parsed VTODO of a task object: its body, what is kept beside it, its UID and its parent's. */
+export interface ParsedTodo {
+  body: Record<string, unknown>
+  kept: StoredProperty[]
+  uid: string
+  parentUid?: string
+}
+
+/** One task object resource: exactly one VTODO (a task list holds nothing else). */
+export function readTodo(text: string, zone: string, list: string): ParsedTodo {
+  const { roots } = parseComponents(text, 1)
+  const components = roots.flatMap((r) => r.components.map((c) => c.name))
+  if (components.some((c) => c === 'VEVENT' || c === 'VJOURNAL' || c === 'VFREEBUSY'))
+    throw new HttpError('UNPROCESSABLE', 'This task list holds tasks (VTODO) only', { constraint: 'supported-calendar-component' })
+  const parsed = parseTodos(text, { zone })
+  if (parsed.failed.length) throw bad(parsed.failed[0]?.error ?? 'unreadable iCalendar object')
+  const entry = parsed.entries[0]
+  if (!entry || parsed.entries.length !== 1) throw bad('a task object holds exactly one VTODO')
+  const uid = uidOf(entry.properties)
+  if (!uid) throw bad('the VTODO has no UID')
+  const { parent_uid: parentUid, ...record } = withoutServerFields(entry.record) as TaskRecord & Record<string, unknown>
+  const vtodo = roots.flatMap((r) => r.components.filter((c) => c.name === 'VTODO'))[0]
+  return {
+    body: { ...record, list_name: list },
+    kept: [...(entry.properties ?? []), ...detailsOf(vtodo)],
+    uid,
+    ...(typeof parentUid === 'string' ? { parentUid } : {}),
+  }
+}
+
+/** The task object of a record: Hearth's fields, the kept lines and the alarms' own lines woven back. */
+export function writeTodo(task: ApiRecord, kept: StoredProperty[], parentUid: string | undefined, now: number): string {
+  const lines = new Map([[task.id, kept]])
+  return withDetails([task], lines, (plain) =>
+    serializeTodos([task as unknown as TaskRecord & { id: string }], now, plain, () => parentUid),
+  )
+}
+
+/**
+ * Writes records' components (`write`, given the kept lines without the private details) and weaves
+ * back what Hearth's fields hold only in part: attendees' other parameters and alarms' other lines.
+ */
+function withDetails(
+  records: ApiRecord[],
+  kept: ReadonlyMap<string, StoredProperty[]>,
+  write: (plain: ReadonlyMap<string, StoredProperty[]>) => string,
+): string {
   const plain = new Map<string, StoredProperty[]>()
   const details = records.map((r) => {
     const lines = kept.get(r.id) ?? []
@@ -263,14 +316,14 @@ export function writeCalendar(series: ApiRecord, overrides: ApiRecord[], kept: R
       reminders: (r.reminders as unknown[]).length,
     }
   })
-  const text = serializeICalendar(records as unknown as Array<EventRecord & { id: string }>, now, plain)
+  const text = write(plain)
   if (details.every((d) => !Object.keys(d.attendees).length && !d.alarms.length)) return text
   // Unfolded, the k-th VEVENT is the k-th record; each line is folded again as it is written.
   const out: string[] = []
   let event = -1
   let alarm = -1
   for (const { text: line } of unfoldLines(text)) {
-    if (line === 'BEGIN:VEVENT') {
+    if (line === 'BEGIN:VEVENT' || line === 'BEGIN:VTODO') {
       event++
       alarm = -1
     }

@@ -6,6 +6,7 @@ import { ADDRESS_BOOK, type Collection } from './objects-service.js'
  *   /dav/principal/                      the signed-in user
  *   /dav/calendars/                      calendar home: one calendar per calendar_name
  *   /dav/calendars/<name>/<object>.ics   a calendar object resource
+ *   /dav/calendars/tasks-<list>/         a task list: the tasks of one list_name (VTODO objects)
  *   /dav/addressbooks/                   address-book home
  *   /dav/addressbooks/contacts/<object>  a vCard
  */
@@ -13,6 +14,12 @@ export const ROOT = '/dav/'
 export const PRINCIPAL = '/dav/principal/'
 export const CALENDAR_HOME = '/dav/calendars/'
 export const ADDRESSBOOK_HOME = '/dav/addressbooks/'
+/**
+ * A task list's collection is its list_name behind this prefix, in the calendar home beside the
+ * calendars (a list and a calendar may both be called 'default'). A calendar_name starting with it
+ * is therefore not reachable over DAV as a calendar (docs/api.md).
+ */
+export const TASK_LIST_PREFIX = 'tasks-'
 
 export type Target =
   | { type: 'root' | 'principal' | 'calendar-home' | 'addressbook-home' }
@@ -40,7 +47,9 @@ export function resolve(rest: string): Target | null {
   if (first === 'principal') return second === undefined ? { type: 'principal' } : null
   if (first === 'calendars') {
     if (second === undefined) return { type: 'calendar-home' }
-    const collection: Collection = { kind: 'event', name: second }
+    const list = second.startsWith(TASK_LIST_PREFIX) ? second.slice(TASK_LIST_PREFIX.length) : null
+    if (list === '') return null
+    const collection: Collection = list === null ? { kind: 'event', name: second } : { kind: 'task', name: list }
     return third === undefined ? { type: 'collection', collection } : { type: 'object', collection, name: third }
   }
   if (first === 'addressbooks') {
@@ -62,6 +71,8 @@ export function davPath(href: string): string | null {
 }
 
 export const collectionPath = (c: Collection) =>
-  c.kind === 'card' ? `${ADDRESSBOOK_HOME}${ADDRESS_BOOK}/` : `${CALENDAR_HOME}${encodeURIComponent(c.name)}/`
+  c.kind === 'card'
+    ? `${ADDRESSBOOK_HOME}${ADDRESS_BOOK}/`
+    : `${CALENDAR_HOME}${c.kind === 'task' ? TASK_LIST_PREFIX : ''}${encodeURIComponent(c.name)}/`
 
 export const objectPath = (c: Collection, name: string) => `${collectionPath(c)}${encodeURIComponent(name)}`

@@ -29,6 +29,11 @@ const REPORTS: Record<string, Array<[string, string]>> = {
     [NS.caldav, 'calendar-multiget'],
     [NS.dav, 'sync-collection'],
   ],
+  task: [
+    [NS.caldav, 'calendar-query'],
+    [NS.caldav, 'calendar-multiget'],
+    [NS.dav, 'sync-collection'],
+  ],
   card: [
     [NS.carddav, 'addressbook-query'],
     [NS.carddav, 'addressbook-multiget'],
@@ -37,7 +42,7 @@ const REPORTS: Record<string, Array<[string, string]>> = {
 }
 
 const isCollection = (t: Target) => t.type !== 'object'
-const calendarOf = (t: Target) => (t.type === 'collection' && t.collection.kind === 'event' ? t.collection : null)
+const calendarOf = (t: Target) => (t.type === 'collection' && t.collection.kind !== 'card' ? t.collection : null)
 const bookOf = (t: Target) => (t.type === 'collection' && t.collection.kind === 'card' ? t.collection : null)
 
 /** The properties a client set on a collection, read once per request and collection. */
@@ -87,7 +92,10 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.caldav}calendar-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(CALENDAR_HOME)) : undefined),
   [`${NS.carddav}addressbook-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(ADDRESSBOOK_HOME)) : undefined),
   [`${NS.caldav}calendar-user-address-set`]: (c, t) => (t.type === 'principal' ? xml(href(`mailto:${c.email}`)) : undefined),
-  [`${NS.caldav}supported-calendar-component-set`]: (_c, t) => (calendarOf(t) ? xml('<c:comp name="VEVENT"/>') : undefined),
+  [`${NS.caldav}supported-calendar-component-set`]: (_c, t) => {
+    const c = calendarOf(t)
+    return c ? xml(`<c:comp name="${c.kind === 'task' ? 'VTODO' : 'VEVENT'}"/>`) : undefined
+  },
   [`${NS.carddav}supported-address-data`]: (_c, t) =>
     bookOf(t)
       ? xml(
@@ -103,7 +111,7 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.dav}getcontenttype`]: (_c, t) =>
     t.type === 'object' ? (t.collection.kind === 'card' ? CARD_TYPE : CALENDAR_TYPE) : isCollection(t) ? 'httpd/unix-directory' : undefined,
   [`${NS.dav}getcontentlength`]: (c, t, obj) => (t.type === 'object' && obj ? String(Buffer.byteLength(c.text(obj))) : undefined),
-  [`${NS.caldav}calendar-data`]: (c, t, obj) => (t.type === 'object' && t.collection.kind === 'event' && obj ? c.text(obj) : undefined),
+  [`${NS.caldav}calendar-data`]: (c, t, obj) => (t.type === 'object' && t.collection.kind !== 'card' && obj ? c.text(obj) : undefined),
   [`${NS.carddav}address-data`]: (c, t, obj) => (t.type === 'object' && t.collection.kind === 'card' && obj ? c.text(obj) : undefined),
 }
 

@@ -3,15 +3,20 @@ import { child, childrenOf, NS, type XmlNode } from '../../lib/webdav-xml/index.
 import { contentLines } from './objects.js'
 
 /**
- * The time range of a calendar-query's filter (VCALENDAR > VEVENT > time-range), null for none;
- * 'none' when the filter asks for a component this calendar never holds (VTODO...).
+ * The time range of a calendar-query's filter (VCALENDAR > VEVENT or VTODO > time-range), null for
+ * none; 'none' when the filter asks for a component this collection never holds (VTODO of a
+ * calendar, VEVENT of a task list). Other filters (prop-filter...) are not applied: the answer is
+ * then a superset, which clients filter again (RFC 4791 leaves that to them when in doubt).
  */
-export function timeRange(filter: XmlNode | undefined): { from: number; to: number } | null | 'none' {
+export function timeRange(
+  filter: XmlNode | undefined,
+  component: 'VEVENT' | 'VTODO' = 'VEVENT',
+): { from: number; to: number } | null | 'none' {
   const calendar = child(filter, NS.caldav, 'comp-filter')
   if (!calendar) return null
   const inner = childrenOf(calendar, NS.caldav, 'comp-filter')
   if (!inner.length) return null
-  const vevent = inner.find((n) => n.attrs.name?.toUpperCase() === 'VEVENT')
+  const vevent = inner.find((n) => n.attrs.name?.toUpperCase() === component)
   if (!vevent) return 'none'
   const range = child(vevent, NS.caldav, 'time-range')
   if (!range) return null

@@ -39,14 +39,14 @@ export function report(ctx: PropContext, objects: Objects, c: Collection, body: 
       tail,
     },
   })
-  const calendarReport = c.kind === 'event'
+  const calendarReport = c.kind !== 'card'
   if ((is(body, NS.caldav, 'calendar-multiget') && calendarReport) || (is(body, NS.carddav, 'addressbook-multiget') && !calendarReport)) {
     const hrefs = childrenOf(body, NS.dav, 'href').map((h) => h.text)
     if (hrefs.length > MAX_REPORT_ITEMS) throw new HttpError('PAYLOAD_TOO_LARGE', `at most ${MAX_REPORT_ITEMS} hrefs per multiget`)
     return { multistatus: { responses: multiget(ctx, objects, c, want, hrefs), cutAt, budget } }
   }
   if (is(body, NS.caldav, 'calendar-query') && calendarReport) {
-    const range = timeRange(child(body, NS.caldav, 'filter'))
+    const range = timeRange(child(body, NS.caldav, 'filter'), c.kind === 'task' ? 'VTODO' : 'VEVENT')
     if (range === 'none') return listing([])
     const all = objects.members(ctx.userId, c)
     return listing(range ? all.filter((o) => objects.overlaps(o, range.from, range.to)) : all)

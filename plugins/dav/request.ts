@@ -58,7 +58,7 @@ export function davRequest(
     target,
     body: typeof req.body === 'string' ? req.body : '',
     props,
-    exists: (c) => c.kind === 'card' || objects.calendars(userId).includes(c.name),
+    exists: (c) => c.kind === 'card' || objects.calendars(userId, c.kind).includes(c.name),
   }
 }
 

@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3'
 import { preparedOnUse } from '../../core/plugin-api.js'
 
 /** The dav plugin's tables: object locations, MKCALENDAR's calendars, collection properties and the change log. */
-export type Kind = 'card' | 'event'
+export type Kind = 'card' | 'event' | 'task'
+/** The kinds of calendar collection: calendars (VEVENT) and task lists (VTODO). */
+export type CalendarKind = 'event' | 'task'
 
 export interface ObjectRow {
   record_id: string
@@ -58,9 +60,9 @@ export function davStore(db: Database.Database) {
       db.prepare<[string, string, string, number], Change>(
         'SELECT name, MAX(seq) AS seq, deleted FROM dav_changes WHERE user_id = ? AND kind = ? AND collection = ? AND seq > ? GROUP BY name ORDER BY seq',
       ),
-    calendars: () => db.prepare<[string], { name: string }>('SELECT name FROM dav_calendars WHERE user_id = ?'),
-    addCalendar: () => db.prepare('INSERT OR IGNORE INTO dav_calendars (user_id, name, created_at) VALUES (?, ?, ?)'),
-    dropCalendar: () => db.prepare('DELETE FROM dav_calendars WHERE user_id = ? AND name = ?'),
+    calendars: () => db.prepare<[string, string], { name: string }>('SELECT name FROM dav_calendars WHERE user_id = ? AND kind = ?'),
+    addCalendar: () => db.prepare('INSERT OR IGNORE INTO dav_calendars (user_id, kind, name, created_at) VALUES (?, ?, ?, ?)'),
+    dropCalendar: () => db.prepare('DELETE FROM dav_calendars WHERE user_id = ? AND kind = ? AND name = ?'),
     props: () =>
       db.prepare<[string, string, string], { prop: string; value: string }>(
         'SELECT prop, value FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?',
@@ -94,13 +96,15 @@ export function davStore(db: Database.Database) {
     resetAt: (userId: string) => q.reset.get(userId)?.seq ?? 0,
     /** The latest change of each object changed after `seq`, oldest first. */
     since: (userId: string, kind: Kind, collection: string, seq: number) => q.since.all(userId, kind, collection, seq),
-    calendars: (userId: string) => q.calendars.all(userId).map((r) => r.name),
-    addCalendar: (userId: string, name: string, at: string) => q.addCalendar.run(userId, name, at).changes > 0,
-    /** Drops a calendar made by MKCALENDAR (or kept once emptied) with the properties a client set on it. */
-    dropCalendar: (userId: string, name: string) =>
+    /** The calendars (or task lists) made by MKCALENDAR or kept once their records left. */
+    calendars: (userId: string, kind: CalendarKind = 'event') => q.calendars.all(userId, kind).map((r) => r.name),
+    addCalendar: (userId: string, name: string, at: string, kind: CalendarKind = 'event') =>
+      q.addCalendar.run(userId, kind, name, at).changes > 0,
+    /** Drops a calendar (or task list) made by MKCALENDAR (or kept once emptied) with the properties a client set on it. */
+    dropCalendar: (userId: string, name: string, kind: CalendarKind = 'event') =>
       db.transaction(() => {
-        q.dropCalendar.run(userId, name)
-        q.dropProps.run(userId, 'event', name)
+        q.dropCalendar.run(userId, kind, name)
+        q.dropProps.run(userId, kind, name)
       })(),
     /** The properties a client set on a collection: property key (namespace + name) → value. */
     collectionProps: (userId: string, kind: Kind, collection: string) =>

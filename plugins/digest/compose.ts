@@ -35,6 +35,17 @@ export interface DigestReminder {
   minutes_before: number
 }
 
+export interface DigestTask {
+  id: string
+  title: string
+  due_at: string
+  all_day: boolean
+  status: 'needs-action' | 'in-process'
+  priority: number
+  list_name: string
+  overdue: boolean
+}
+
 export interface DigestChange {
   id: string
   title: string
@@ -50,6 +61,7 @@ export interface Digest {
   changed_since: string
   events: DigestEvent[]
   reminders: DigestReminder[]
+  tasks_due: DigestTask[]
   notes_changed: DigestChange[]
   contacts_changed: DigestChange[]
   truncated: boolean
@@ -115,6 +127,33 @@ export function composeDigest(records: RecordsPluginService, userId: string, per
   reminders.sort((a, b) => a.remind_at.localeCompare(b.remind_at))
   if (reminders.length > MAX_ENTRIES) truncated = true
 
+  // Open tasks due by the end of the period, the overdue ones first (the list's due order).
+  const tasksDue: DigestTask[] = []
+  for (let offset = 0; ; offset += PAGE) {
+    const page = service.list(userId, 'tasks', {
+      status: ['needs-action', 'in-process'],
+      due_before: iso(now + span - 1),
+      sort: 'due_at',
+      order: 'asc',
+      limit: PAGE,
+      offset,
+    })
+    for (const task of page.items.slice(0, MAX_ENTRIES - tasksDue.length)) {
+      tasksDue.push({
+        id: String(task.id),
+        title: String(task.title),
+        due_at: String(task.due_at),
+        all_day: Boolean(task.all_day),
+        status: task.status as DigestTask['status'],
+        priority: Number(task.priority),
+        list_name: String(task.list_name),
+        overdue: Date.parse(String(task.due_at)) < now,
+      })
+    }
+    if (page.total > MAX_ENTRIES) truncated = true
+    if (tasksDue.length === MAX_ENTRIES || offset + PAGE >= page.total) break
+  }
+
   const since = now - span
   const changed = (resource: ResourceName, titleOf: (r: Record<string, unknown>) => string, extra: Record<string, unknown> = {}) => {
     const out: DigestChange[] = []
@@ -143,6 +182,7 @@ export function composeDigest(records: RecordsPluginService, userId: string, per
     changed_since: iso(since),
     events,
     reminders: reminders.slice(0, MAX_ENTRIES),
+    tasks_due: tasksDue,
     // Archived notes count as changes too: archiving is one.
     notes_changed: [
       ...changed('notes', (n) => String(n.title ?? '(untitled)')),

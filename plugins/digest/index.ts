@@ -39,7 +39,7 @@ export default definePlugin(
       {
         config: pro,
         schema: {
-          summary: 'The digest: coming events and reminders, changed notes and contacts',
+          summary: 'The digest: coming events, reminders and tasks due, changed notes and contacts',
           description:
             '`period=day` (default) looks 24 hours ahead for events and reminders and 24 hours back for changes; `week` seven days. Recurring events are expanded: each occurrence is one entry.',
           querystring: DigestQuery,

@@ -30,6 +30,14 @@ export function renderMarkdown(d: Digest): string {
     lines.push(
       `- ${at(r.remind_at)}: ${escape(r.title)} (${r.minutes_before === 0 ? 'at the start' : `${minutes(r.minutes_before)} before`}, ${r.type})`,
     )
+  lines.push('', '## Tasks due', '')
+  if (d.tasks_due.length === 0) lines.push('No task due.')
+  for (const task of d.tasks_due) {
+    const when = task.all_day ? dayUtc.format(new Date(task.due_at)) : at(task.due_at)
+    lines.push(
+      `- ${task.overdue ? '**overdue** ' : ''}${when}: ${escape(task.title)}${task.list_name === 'default' ? '' : ` (${escape(task.list_name)})`}`,
+    )
+  }
   section(lines, 'Notes changed', d.notes_changed, 'No note changed.')
   section(lines, 'Contacts changed', d.contacts_changed, 'No contact changed.')
   if (d.truncated) lines.push('', '_Some sections were cut short._')

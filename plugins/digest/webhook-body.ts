@@ -32,13 +32,14 @@ export function webhookBody(digest: Delivered, limit = WEBHOOK_BODY_LIMIT): stri
     truncated: true,
     events: digest.events.map((e) => ({ ...e, title: short(e.title), location: short(e.location), calendar_name: short(e.calendar_name) })),
     reminders: digest.reminders.map((r) => ({ ...r, title: short(r.title) })),
+    tasks_due: digest.tasks_due.map((task) => ({ ...task, title: short(task.title), list_name: short(task.list_name) })),
     notes_changed: digest.notes_changed.map(change),
     contacts_changed: digest.contacts_changed.map(change),
   }
   for (;;) {
     const text = fits({ event: 'digest', cut: true, data: { ...cut, markdown: renderMarkdown(cut) } })
     if (text !== null) return text
-    const sections = ['events', 'reminders', 'notes_changed', 'contacts_changed'] as const
+    const sections = ['events', 'reminders', 'tasks_due', 'notes_changed', 'contacts_changed'] as const
     const longest = sections.reduce((a, b) => (cut[b].length > cut[a].length ? b : a))
     const list = cut[longest] as unknown[]
     // Nothing left to drop: the fixed fields alone are far below any budget, so this ends.

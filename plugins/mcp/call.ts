@@ -131,13 +131,23 @@ async function runSearch(ctx: CallContext, bound: ListTool, args: Record<string,
   return out
 }
 
-async function runCalendar(ctx: CallContext, bound: ListTool, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { route, shape } = bound.routes.events as { route: RouteTool['route']; shape: InputShape }
+const WEEK_MS = 7 * 86_400_000
+
+/** calendar and due_tasks: one list route, with the tool's defaults. */
+async function runList(ctx: CallContext, bound: ListTool, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const resource: Resource = bound.kind === 'due_tasks' ? 'tasks' : 'events'
+  const { route, shape } = bound.routes[resource] as { route: RouteTool['route']; shape: InputShape }
   checkArgs(shape, args, ['format'])
   const fixed: Record<string, string> = formatOf(args) === 'full' ? {} : { format: 'compact' }
   const { format: _format, ...query } = args
-  // "What is on": a range always, this week unless one is given.
-  if (query.date === undefined && query.from === undefined && query.to === undefined) query.date = 'this_week'
+  if (bound.kind === 'calendar') {
+    // "What is on": a range always, this week unless one is given.
+    if (query.date === undefined && query.from === undefined && query.to === undefined) query.date = 'this_week'
+  } else {
+    // "What is due": open tasks, due within a week unless a bound is given (overdue ones included).
+    query.status ??= ['needs-action', 'in-process']
+    query.due_before ??= new Date(Date.now() + WEEK_MS).toISOString()
+  }
   const page = (await rest(ctx, toRequest(route, shape, query, fixed), 1, listBudget(1))) as Record<string, unknown> & {
     items: unknown[]
     offset?: number
@@ -159,7 +169,7 @@ export async function callTool(ctx: CallContext, bound: BoundTool, args: Record<
         ? await runRoute(ctx, bound, args)
         : bound.kind === 'search'
           ? await runSearch(ctx, bound, args)
-          : await runCalendar(ctx, bound, args)
+          : await runList(ctx, bound, args)
     // At most RESULT_LIMIT bytes, text and structured content together (result-size.ts). Measuring and
     // writing a result of a megabyte each take a slice of the event loop: other work runs between them.
     await nextTurn()

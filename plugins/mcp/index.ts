@@ -12,7 +12,7 @@ const Config = Type.Object({
   allowedOrigins: Type.String({ default: '', maxLength: 4000, env: 'HEARTH_MCP_ALLOWED_ORIGINS' }),
 })
 
-const INSTRUCTIONS = `Hearth holds this household's notes, contacts and calendar. Use search to find records (full text with filters), calendar for what is on in a time range (recurring events expanded), get_* to read one record, and the create/update/delete tools to change them. Answers are compact unless a tool is called with format "full".`
+const INSTRUCTIONS = `Hearth holds this household's notes, contacts, calendar and tasks. Use search to find records (full text with filters), calendar for what is on in a time range (recurring events expanded), due_tasks for what is to be done, get_* to read one record, and the create/update/delete tools to change them. Answers are compact unless a tool is called with format "full".`
 
 /** MCP (Model Context Protocol) at POST /api/v1/mcp: the records routes as tools for AI agents (README.md). */
 export default definePlugin(

@@ -8,7 +8,7 @@ import { deriveInput, type InputShape, type JsonSchema, plain } from './tool-inp
  * (call.ts). `search` and `calendar` are the two list tools built on the
  * list routes.
  */
-export const RESOURCES = { notes: 'note', contacts: 'contact', events: 'event' } as const
+export const RESOURCES = { notes: 'note', contacts: 'contact', events: 'event', tasks: 'task' } as const
 export type Resource = keyof typeof RESOURCES
 
 export interface ToolAnnotations {
@@ -36,9 +36,9 @@ export interface RouteTool {
   resource: Resource
 }
 
-/** search and calendar: list routes with the records' own filters. */
+/** search, calendar and due_tasks: list routes with the records' own filters. */
 export interface ListTool {
-  kind: 'search' | 'calendar'
+  kind: 'search' | 'calendar' | 'due_tasks'
   tool: Tool
   routes: Partial<Record<Resource, { route: RouteEntry; shape: InputShape }>>
 }
@@ -64,6 +64,8 @@ const VERBS: Array<{ verb: string; name: (one: string) => string; only?: Resourc
   { verb: 'restore', name: (one) => `restore_${one}` },
   { verb: 'archive', name: (one) => `archive_${one}`, only: 'notes' },
   { verb: 'unarchive', name: (one) => `unarchive_${one}`, only: 'notes' },
+  { verb: 'complete', name: (one) => `complete_${one}`, only: 'tasks' },
+  { verb: 'reopen', name: (one) => `reopen_${one}`, only: 'tasks' },
 ]
 
 /** Read-only, destructive and idempotent hints from the HTTP method (MCP tool annotations). */
@@ -93,7 +95,7 @@ export function buildTools(lookup: RouteLookup): BoundTool[] {
     if (!route) throw new Error(`MCP: route ${operationId} is not registered`)
     return route
   }
-  const tools: BoundTool[] = [searchTool(need), calendarTool(need)]
+  const tools: BoundTool[] = [searchTool(need), calendarTool(need), dueTasksTool(need)]
   for (const [resource, one] of Object.entries(RESOURCES) as Array<[Resource, string]>) {
     for (const v of VERBS) {
       if (v.only && v.only !== resource) continue
@@ -127,7 +129,7 @@ function searchTool(need: (id: string) => RouteEntry): ListTool {
     filters[resource] = { ...schema, description: `Filters and sort of the ${one} list (the REST list's own parameters)` }
   }
   const notesQuery = plain(need('notes.list').schema.querystring).properties ?? {}
-  const title = 'Search notes, contacts and events'
+  const title = 'Search notes, contacts, events and tasks'
   const inputSchema: JsonSchema = {
     type: 'object',
     properties: {
@@ -140,7 +142,7 @@ function searchTool(need: (id: string) => RouteEntry): ListTool {
         items: { type: 'string', enum: Object.keys(RESOURCES) },
         uniqueItems: true,
         minItems: 1,
-        description: 'which records to search; default all three',
+        description: 'which records to search; default all of them',
       },
       limit: { ...notesQuery.limit, description: 'per type' },
       offset: { ...notesQuery.offset, description: 'per type' },
@@ -156,7 +158,7 @@ function searchTool(need: (id: string) => RouteEntry): ListTool {
       name: 'search',
       title,
       description:
-        'Full-text search across notes, contacts and events, with each list\'s filters (notes: tag, pinned, archived; contacts: tag, company; events: date, from, to, calendar_name, status; all: source, include_deleted, only_deleted, sort, order). Answers { notes: { items, total }, contacts: ..., events: ... } for the types searched; compact items unless format is "full"',
+        'Full-text search across notes, contacts, events and tasks, with each list\'s filters (notes: tag, pinned, archived; contacts: tag, company; events: date, from, to, calendar_name, status; tasks: status, list_name, due_before, due_after, tag, parent_id; all: source, include_deleted, only_deleted, sort, order). Answers { notes: { items, total }, contacts: ..., events: ..., tasks: ... } for the types searched; compact items unless format is "full"',
       inputSchema,
       annotations: hintsOf('GET', title),
     },
@@ -178,6 +180,27 @@ function calendarTool(need: (id: string) => RouteEntry): ListTool {
       title,
       description:
         'Events in a time range, recurring events expanded into their occurrences (in the compact form an occurrence carries the id of its series and its own start_at; the full form adds recurrence_id and occurrence_start), in start order. Give date (today, tomorrow, this_week, this_month or YYYY-MM-DD, in the household\'s time zone) or from/to; with neither, this week. Answers { items, total, limit, offset }; compact items unless format is "full"',
+      inputSchema: schema,
+      annotations: hintsOf('GET', title),
+    },
+  }
+}
+
+/** Parameters of the tasks list the due_tasks tool offers. */
+const DUE = ['due_before', 'due_after', 'status', 'list_name', 'tag', 'search', 'sort', 'order', 'limit', 'offset']
+
+function dueTasksTool(need: (id: string) => RouteEntry): ListTool {
+  const route = need('tasks.list')
+  const { schema, shape } = deriveInput(route, { pickQuery: DUE, extra: { format: Format } })
+  const title = 'Tasks that are due'
+  return {
+    kind: 'due_tasks',
+    routes: { tasks: { route, shape } },
+    tool: {
+      name: 'due_tasks',
+      title,
+      description:
+        'Open tasks (status needs-action or in-process unless status is given) due up to due_before (a datetime, or YYYY-MM-DD for the end of that day in the household\'s time zone; default: the next 7 days), overdue ones included, soonest first. Complete one with complete_task: a recurring task then moves to its next due date. Answers { items, total, limit, offset }; compact items unless format is "full"',
       inputSchema: schema,
       annotations: hintsOf('GET', title),
     },

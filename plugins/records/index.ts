@@ -25,17 +25,19 @@ const Config = Type.Object({
   recordCacheMb: Type.Integer({ minimum: 0, maximum: 4096, default: 32, env: 'HEARTH_RECORD_CACHE_MB' }),
 })
 
-/** Notes, contacts and calendar events under /api/v1 (api.md), with search, trash and change events. */
+/** Notes, contacts, calendar events and tasks under /api/v1 (api.md), with search, trash and change events. */
 export default definePlugin(
   {
     name: 'records',
     version: '1.0.0',
     apiVersion: '^1.0.0',
-    description: 'Notes, contacts and calendar events',
+    description: 'Notes, contacts, calendar events and tasks',
     tags: {
       notes: 'Markdown notes: tags, pinning, archive, full-text search, export as a zip of Markdown files',
       contacts: 'The address book: vCard 4.0 and 3.0 import and export',
       events: 'The calendar: recurring events expanded in a window, iCalendar import and export',
+      tasks:
+        'To-dos (VTODO): due dates, priorities, lists, subtasks, recurring tasks that move on when completed, iCalendar import and export',
       shares: 'Sharing a calendar, the address book, a task list or a note with another member, for reading or writing',
     },
     prefix: '',

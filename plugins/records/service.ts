@@ -1,7 +1,7 @@
 /**
  * The records service: everything the routes, the import/export routes and
- * the bench do with notes, contacts and events. Resource names are 'notes',
- * 'contacts', 'events'; `userId` is the caller: every read answers what they may read (their own
+ * the bench do with notes, contacts, events and tasks. Resource names are 'notes',
+ * 'contacts', 'events', 'tasks'; `userId` is the caller: every read answers what they may read (their own
  * records and those of the collections shared with them, sharing/access.ts decides), every write
  * passes the same access check (404 unreadable, 403 read-only); a record's `owner_id` says whose
  * it is, and a create body naming another member's `owner_id` writes into their collection; bodies are validated
@@ -20,6 +20,7 @@
  *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
  *   mergeCustom(userId, resource, id, fields, { ifMatch }) → record    (emits <x>.updated)
  *   setArchived(userId, noteId, archived, { ifMatch }) → note         (emits note.updated on change)
+ *   act(userId, resource, id, action, { ifMatch })     → record       (a definition's action: task complete/reopen; emits <x>.updated on change)
  *   remove(userId, resource, id, { permanent, ifMatch }) → record | {id} (emits <x>.deleted)
  *   restore(userId, resource, id, { ifMatch })         → record       (emits <x>.restored)
  *   propertiesOf / setProperties(userId, resource, id, lines) → the format lines a record keeps (DAV objects)
@@ -38,6 +39,7 @@ import type Database from 'better-sqlite3'
 import { type EventBus, HttpError, type Metrics } from '../../core/plugin-api.js'
 import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
+import { checkReferences } from './engine/references.js'
 import { ifMatchHolds } from '../../lib/etag.js'
 import { preconditionFailed, versionOf } from './engine/etag.js'
 import { propertyStore, type StoredProperty } from './engine/properties.js'
@@ -102,6 +104,8 @@ export interface RecordsService {
   update(userId: string, resource: ResourceName, id: string, patch: unknown, opts?: WriteOptions): ApiRecord
   mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown, opts?: WriteOptions): ApiRecord
   setArchived(userId: string, id: string, archived: boolean, opts?: WriteOptions): ApiRecord
+  /** Runs one of the resource's actions (its definition's `actions`); unchanged records are answered as they are. */
+  act(userId: string, resource: ResourceName, id: string, action: string, opts?: WriteOptions): ApiRecord
   remove(userId: string, resource: ResourceName, id: string, opts?: { permanent?: boolean } & WriteOptions): ApiRecord | { id: string }
   restore(userId: string, resource: ResourceName, id: string, opts?: WriteOptions): ApiRecord
   purgeTrash(retentionDays: number): number
@@ -238,6 +242,12 @@ export function createRecordsService({
     if (Array.isArray(record.tags)) record.tags = [...new Set(record.tags)]
   }
 
+  const stores = (resource: string) => engine(resource as ResourceName).store
+  const settle = (e: Engine, userId: string, record: ApiRecord, changed: Set<string>, previous: ApiRecord | null) => {
+    e.def.complete(record, changed, previous, { ...context, now: now() })
+    checkReferences(e.def, stores, userId, record, changed)
+  }
+
   /**
    * Validates and completes a new record of `caller`'s, or of the member its `owner_id` names
    * when they share that collection with the caller for writing; nothing is written.
@@ -256,13 +266,14 @@ export function createRecordsService({
     record.custom_fields = input.custom_fields ? mergeCustomFields(null, input.custom_fields as CustomFields) : null
     for (const key of Object.keys(e.def.importExtras ?? {})) if (extras[key] !== undefined) record[key] = extras[key]
     dedupeTags(record)
-    e.def.complete(record, new Set(Object.keys(input)), null, context)
+    // Whose collection it goes into is checked first: nothing of another member's records is looked at before.
+    record.owner_id = (owner as string | undefined) ?? caller
+    access.check(caller, e.def, record, 'create')
+    settle(e, String(record.owner_id), record, new Set(Object.keys(input)), null)
     record.source = (extras.source as string | undefined) ?? source ?? 'local'
     record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
     record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
     record.deleted_at = null
-    record.owner_id = owner ?? caller
-    access.check(caller, e.def, record, 'create')
     return e.store.canonical(record, 1)
   }
 
@@ -392,10 +403,24 @@ export function createRecordsService({
             : mergeCustomFields(current.custom_fields as CustomFields, change.custom_fields as CustomFields)
       }
       dedupeTags(next)
-      e.def.complete(next, new Set(Object.keys(change)), current, context)
-      next.updated_at = iso()
       // Moved to another collection (an event to another calendar): the caller must write there too.
       if (RecordAccess.target(e.def, next) !== RecordAccess.target(e.def, current)) access.check(userId, e.def, next, 'create')
+      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
+      next.updated_at = iso()
+      return write(e, current, next, version)
+    },
+
+    act(userId, resource, id, action, opts = {}) {
+      const e = engine(resource)
+      const run = e.def.actions?.[action]
+      if (!run) throw new HttpError('NOT_FOUND', `No action ${action} on ${resource}`)
+      const current = active(e, userId, id)
+      const version = expected(current, opts.ifMatch)
+      const change = run.apply(current, { ...context, now: now() })
+      if (!change) return current
+      const next: ApiRecord = { ...current, ...change }
+      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
+      next.updated_at = iso()
       return write(e, current, next, version)
     },
 

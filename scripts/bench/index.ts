@@ -17,6 +17,7 @@ const suites: Record<string, string> = {
   perf: 'benchPerf',
   start: 'benchStart',
   offsite: 'benchOffsite',
+  page: 'benchPage',
 }
 
 const wanted = process.argv.slice(2)

@@ -8,10 +8,10 @@ export function remove(r: DavRequest) {
     r.objects.remove(r.userId, target.collection, target.name, header(r.req, 'if-match'))
     return r.reply.code(204).send()
   }
-  if (target.type === 'collection' && target.collection.kind === 'event' && r.exists(target.collection)) {
-    // A calendar goes with its events (to the trash, as the JSON API deletes them).
+  if (target.type === 'collection' && target.collection.kind !== 'card' && r.exists(target.collection)) {
+    // A calendar goes with its events, a task list with its tasks (to the trash, as the JSON API deletes them).
     for (const obj of r.objects.members(r.userId, target.collection)) r.objects.remove(r.userId, target.collection, obj.name)
-    r.store.dropCalendar(r.userId, target.collection.name)
+    r.store.dropCalendar(r.userId, target.collection.name, target.collection.kind)
     return r.reply.code(204).send()
   }
   throw new HttpError('FORBIDDEN', 'This collection cannot be deleted')

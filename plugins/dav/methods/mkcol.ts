@@ -17,19 +17,20 @@ export function mkcol(r: DavRequest) {
     }
   }
   const { target } = r
-  if (target.type !== 'collection' || target.collection.kind !== 'event')
-    throw new HttpError('FORBIDDEN', 'Only calendars can be created, under /dav/calendars/')
+  if (target.type !== 'collection' || target.collection.kind === 'card')
+    throw new HttpError('FORBIDDEN', 'Only calendars and task lists (tasks-<name>) can be created, under /dav/calendars/')
+  const kind = target.collection.kind
   if (r.exists(target.collection)) throw new HttpError('METHOD_NOT_ALLOWED', 'That calendar exists')
   const name = target.collection.name
   if (name.length > 200) throw new HttpError('VALIDATION_ERROR', 'calendar name too long', { field: 'name', constraint: 'maxLength' })
   const plain = r.req.method === 'MKCOL'
   const creation = is(root, NS.caldav, 'mkcalendar') || is(root, NS.dav, 'mkcol') ? root.children : []
-  const plan = planPatch('event', creation, true)
+  const plan = planPatch(kind, creation, true)
   if (!plan.ok) {
     const [ns, element] = plain ? [NS.dav, 'mkcol-response'] : [NS.caldav, 'mkcalendar-response']
     return sendXml(r.reply, 403, documentOf(ns, element, propstats(plan.statuses)))
   }
   const created = new Date(r.api.now()).toISOString()
-  r.store.patchCollection(r.userId, 'event', name, plan.changes, () => r.store.addCalendar(r.userId, name, created))
+  r.store.patchCollection(r.userId, kind, name, plan.changes, () => r.store.addCalendar(r.userId, name, created, kind))
   return r.reply.code(201).header('content-length', '0').send()
 }

@@ -53,10 +53,11 @@ function* responses(r: DavRequest, target: Target, want: Requested, deep: boolea
     case 'calendar-home':
       yield one(target, CALENDAR_HOME)
       if (deep)
-        for (const name of r.objects.calendars(r.userId)) {
-          const collection: Collection = { kind: 'event', name }
-          yield one({ type: 'collection', collection }, collectionPath(collection))
-        }
+        for (const kind of ['event', 'task'] as const)
+          for (const name of r.objects.calendars(r.userId, kind)) {
+            const collection: Collection = { kind, name }
+            yield one({ type: 'collection', collection }, collectionPath(collection))
+          }
       return
     case 'addressbook-home': {
       yield one(target, ADDRESSBOOK_HOME)

@@ -52,8 +52,16 @@ t.test('python3-caldav: calendars, events, time-range search, delete', { skip },
   const r = spawnSync(PYTHON, ['-c', SCRIPT, d.base, d.email, d.key], { encoding: 'utf8', timeout: 60_000 })
   t.equal(r.status, 0, r.stderr.slice(-3000))
   const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}')
-  t.same(out.calendars_before, [`${d.base}/dav/calendars/default/`])
-  t.same(out.calendars_after, [`${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/trips/`], 'MKCALENDAR made a calendar')
+  t.same(
+    out.calendars_before,
+    [`${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/tasks-default/`],
+    'the calendar and the task list',
+  )
+  t.same(
+    out.calendars_after,
+    [`${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/tasks-default/`, `${d.base}/dav/calendars/trips/`],
+    'MKCALENDAR made a calendar',
+  )
   t.equal(out.name_made, 'Trips', "MKCALENDAR's body named it")
   t.equal(out.name_set, 'Trips & travel', 'set_properties (PROPPATCH) renamed it')
   t.equal(out.color_set, '#FF2968FF', 'and coloured it')

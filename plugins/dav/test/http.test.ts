@@ -38,7 +38,11 @@ t.test('discovery: well-known redirects, the root names the principal, the princ
       depth: '1',
     },
   )
-  t.same([...hrefs(home.body).keys()], ['/dav/calendars/', '/dav/calendars/default/'])
+  t.same(
+    [...hrefs(home.body).keys()],
+    ['/dav/calendars/', '/dav/calendars/default/', '/dav/calendars/tasks-default/'],
+    'the calendar and the task list of the default list',
+  )
   t.match(home.body, '<c:supported-calendar-component-set><c:comp name="VEVENT"/></c:supported-calendar-component-set>')
   t.match(home.body, '<d:resourcetype><d:collection/><c:calendar/></d:resourcetype>')
   t.match(home.body, /<cs:getctag>http:\/\/hearth.invalid\/ns\/sync\/\d+<\/cs:getctag>/)

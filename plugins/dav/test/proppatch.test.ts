@@ -222,7 +222,10 @@ t.test('MKCALENDAR with properties in its body; a refused one fails it and nothi
   )
   t.equal(made.status, 201)
   const home = await b.dav('PROPFIND', '/dav/calendars/', PROPFIND_ALL(...CAL_PROPS), { depth: '1' })
-  t.same([...hrefs(home.body).keys()], ['/dav/calendars/', '/dav/calendars/default/', '/dav/calendars/work/'])
+  t.same(
+    [...hrefs(home.body).keys()],
+    ['/dav/calendars/', '/dav/calendars/default/', '/dav/calendars/work/', '/dav/calendars/tasks-default/'],
+  )
   const work = await b.dav('PROPFIND', '/dav/calendars/work/', PROPFIND_ALL(...CAL_PROPS), { depth: '0' })
   t.equal(valueOf(work.body, 'd:displayname'), 'Work')
   t.equal(valueOf(work.body, 'ical:calendar-color'), '#1BADF8FF')
@@ -274,7 +277,10 @@ t.test('MKCALENDAR with properties in its body; a refused one fails it and nothi
     t.equal((await b.dav('PROPFIND', '/dav/calendars/bad/', PROPFIND('d:displayname'), { depth: '0' })).status, 404, 'nothing created')
   }
   const after = await b.dav('PROPFIND', '/dav/calendars/', PROPFIND('d:displayname'), { depth: '1' })
-  t.same([...hrefs(after.body).keys()], ['/dav/calendars/', '/dav/calendars/chores/', '/dav/calendars/default/', '/dav/calendars/work/'])
+  t.same(
+    [...hrefs(after.body).keys()],
+    ['/dav/calendars/', '/dav/calendars/chores/', '/dav/calendars/default/', '/dav/calendars/work/', '/dav/calendars/tasks-default/'],
+  )
 
   // Deleting a calendar forgets its properties: made again, it starts from the defaults.
   await b.dav('PUT', '/dav/calendars/work/standup.ics', VEVENT('standup-1', 'Standup'), { 'content-type': 'text/calendar' })

@@ -202,6 +202,7 @@ t.test('past the shortened texts, the longest section loses its last entries unt
     changed_since: '2027-02-22T08:00:00Z',
     events: [],
     reminders: [],
+    tasks_due: [],
     notes_changed: Array.from({ length: 500 }, (_, i) => change(i)),
     contacts_changed: Array.from({ length: 10 }, (_, i) => change(i)),
     truncated: false,

@@ -87,6 +87,12 @@ t.test('digest content, email and webhook delivery', async (t) => {
     reminders: [{ type: 'email', minutes_before: 1440 }],
   })
   await call('POST', '/events', { title: 'Called off', start_at: '2027-03-01T12:00:00Z', status: 'cancelled' })
+  // Tasks: overdue, due in the day, due later, done, undated.
+  await call('POST', '/tasks', { title: 'Tax return', due_at: '2027-02-28T17:00:00Z', priority: 1 })
+  await call('POST', '/tasks', { title: 'Bins', due_at: '2027-03-01T19:00:00Z', list_name: 'house', status: 'in-process' })
+  await call('POST', '/tasks', { title: 'Passport', due_at: '2027-03-20T09:00:00Z' })
+  await call('POST', '/tasks', { title: 'Done already', due_at: '2027-02-27T09:00:00Z', status: 'completed' })
+  await call('POST', '/tasks', { title: 'Someday' })
 
   // Within the day before "now": changes.
   clock = at('2027-03-01T07:00:00Z')
@@ -127,6 +133,15 @@ t.test('digest content, email and webhook delivery', async (t) => {
   t.match(d.markdown, /## Coming up\n\n- \*\*Mon 1 Mar 09:00–09:15\*\* Standup\n/)
   t.match(d.markdown, /- Mon 1 Mar 10:00: Dentist \(1 day before, email\)/)
   t.match(d.markdown, /## Notes changed\n\n- Fresh idea \(new\)/)
+  t.same(
+    d.tasks_due.map((x: Json) => [x.title, x.due_at, x.overdue, x.status]),
+    [
+      ['Tax return', '2027-02-28T17:00:00.000Z', true, 'needs-action'],
+      ['Bins', '2027-03-01T19:00:00.000Z', false, 'in-process'],
+    ],
+    'open tasks due by the end of the day, the overdue one first; done, later and undated ones left out',
+  )
+  t.match(d.markdown, /## Tasks due\n\n- \*\*overdue\*\* Sun 28 Feb 17:00: Tax return\n- Mon 1 Mar 19:00: Bins \(house\)\n/)
 
   const week = (await call('GET', '/digest?period=week')).body.data
   t.same(

@@ -22,12 +22,12 @@ t.test('the SDK client lists every tool and each call acts like its REST route',
   t.equal(client.getServerVersion()?.name, 'hearth')
   const { tools } = await client.listTools()
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  const expected = ['search', 'calendar']
-  for (const one of ['note', 'contact', 'event']) {
+  const expected = ['search', 'calendar', 'due_tasks']
+  for (const one of ['note', 'contact', 'event', 'task']) {
     expected.push(`get_${one}`, `create_${one}`, `update_${one}`, `update_${one}_custom_fields`, `delete_${one}`, `restore_${one}`)
   }
-  expected.push('archive_note', 'unarchive_note')
-  t.same([...byName.keys()].sort(), expected.sort(), 'one tool per records operation, plus search and calendar')
+  expected.push('archive_note', 'unarchive_note', 'complete_task', 'reopen_task')
+  t.same([...byName.keys()].sort(), expected.sort(), 'one tool per records operation, plus search, calendar and due_tasks')
   t.same(byName.get('get_note')?.annotations, { title: 'Get a note', readOnlyHint: true, openWorldHint: false })
   t.equal(byName.get('delete_event')?.annotations?.destructiveHint, true, 'DELETE is destructive')
   t.equal(byName.get('update_contact')?.annotations?.destructiveHint, true, 'PATCH overwrites')
@@ -102,6 +102,32 @@ t.test('the SDK client lists every tool and each call acts like its REST route',
   await call(client, 'update_event_custom_fields', { id: eventId, custom_fields: { dish: 'risotto' } })
   t.match((await rest(`/events/${eventId}`)).json().data, { location: 'Kitchen', custom_fields: { dish: 'risotto' } })
   t.equal((await call(client, 'get_event', { id: eventId })).structuredContent?.location, 'Kitchen')
+
+  // Tasks: create, what is due (open ones, soonest first), complete (a recurring one moves on).
+  const soon = new Date(Date.now() + 86_400_000).toISOString()
+  const bins = await call(client, 'create_task', { title: 'Put the bins out', due_at: soon, recurrence: { freq: 'WEEKLY' } })
+  const taskId = bins.structuredContent?.id as string
+  t.match(bins.structuredContent, { title: 'Put the bins out', status: 'needs-action', priority: 0 }, 'compact task')
+  await call(client, 'create_task', { title: 'Someday maybe' })
+  const later = await call(client, 'create_task', { title: 'Renew passport', due_at: new Date(Date.now() + 30 * 86_400_000).toISOString() })
+  const due = await call(client, 'due_tasks', {})
+  t.same(
+    (due.structuredContent?.items as Array<{ title: string }>).map((x) => x.title),
+    ['Put the bins out'],
+    'due within the week: undated and later tasks left out',
+  )
+  const done = await call(client, 'complete_task', { id: taskId, format: 'full' })
+  t.equal(done.structuredContent?.status, 'needs-action', 'a recurring task moves on instead of closing')
+  t.equal(Date.parse(done.structuredContent?.due_at as string) - Date.parse(soon), 7 * 86_400_000, 'to its next due date')
+  const closed = await call(client, 'complete_task', { id: later.structuredContent?.id })
+  t.equal(closed.structuredContent?.status, 'completed')
+  const month = await call(client, 'due_tasks', { due_before: new Date(Date.now() + 60 * 86_400_000).toISOString() })
+  t.same(
+    (month.structuredContent?.items as Array<{ title: string }>).map((x) => x.title),
+    ['Put the bins out'],
+    'completed tasks are not due',
+  )
+  t.equal((await event('task.updated', taskId)).data.id, taskId, 'task.updated on the WebSocket')
 
   // Search across the three, with each list's own filters.
   const found = await call(client, 'search', { query: 'saffron' })

@@ -122,9 +122,16 @@ export class RecordLister {
     if (ranked) return 'ORDER BY f.rank ASC, t.seq DESC'
     const key = q.sort ?? this.def.sort.default
     const dir = (q.order ?? this.def.sort.order).toUpperCase()
-    const col = this.def.sort.nocase?.includes(key) ? `t.${key} COLLATE NOCASE` : `t.${key}`
+    const col = this.sortColumn(key)
     const nulls = this.def.sort.nullable?.includes(key) ? ' NULLS LAST' : ''
     return `ORDER BY ${col} ${dir}${nulls}, t.seq ${dir}`
+  }
+
+  /** The SQL a sort key orders by: its column (case-folded for `nocase` keys) or its expression. */
+  private sortColumn(key: string, alias = 't'): string {
+    const expression = this.def.sort.expressions?.[key]
+    if (expression) return expression(alias)
+    return this.def.sort.nocase?.includes(key) ? `${alias}.${key} COLLATE NOCASE` : `${alias}.${key}`
   }
 
   /**
@@ -380,20 +387,22 @@ export class RecordLister {
       throw invalidQuery('after', 'unsupported', 'after cannot page a search ranked by relevance or a ranged list of events: use offset')
     }
     const key = q.sort ?? this.def.sort.default
-    const anchor = this.prepare(`SELECT t.${key} AS value, t.seq AS seq FROM ${this.def.name} t WHERE t.id = ? AND ${scope.sql}`).get(
+    const raw = this.def.sort.expressions?.[key]?.('t') ?? `t.${key}`
+    const anchor = this.prepare(`SELECT ${raw} AS value, t.seq AS seq FROM ${this.def.name} t WHERE t.id = ? AND ${scope.sql}`).get(
       q.after,
       ...scope.params,
     ) as { value: unknown; seq: number } | undefined
     if (!anchor) throw invalidQuery('after', 'not_found', `after names no ${this.def.singular} you may read`)
     const op = (q.order ?? this.def.sort.order) === 'desc' ? '<' : '>'
-    const col = this.def.sort.nocase?.includes(key) ? `t.${key} COLLATE NOCASE` : `t.${key}`
+    const col = this.sortColumn(key)
+    const value = this.def.sort.expressions?.[key]?.('t') ?? `t.${key}`
     const nullable = this.def.sort.nullable?.includes(key) ?? false
     // NULLS LAST: after a null come only nulls; after a value, the nulls still follow.
-    if (anchor.value === null) return { sql: `(t.${key} IS NULL AND t.seq ${op} ?)`, params: [anchor.seq] }
+    if (anchor.value === null) return { sql: `(${value} IS NULL AND t.seq ${op} ?)`, params: [anchor.seq] }
     // The first term bounds the index range; the second breaks ties on the sort value by sequence.
     const sql = `(${col} ${op}= ? AND (${col} ${op} ? OR t.seq ${op} ?))`
     return {
-      sql: nullable ? `(${sql} OR t.${key} IS NULL)` : sql,
+      sql: nullable ? `(${sql} OR ${value} IS NULL)` : sql,
       params: [anchor.value, anchor.value, anchor.seq],
     }
   }

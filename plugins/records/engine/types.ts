@@ -7,10 +7,18 @@ import type { TObject, TSchema } from '@sinclair/typebox'
  */
 
 /** How a column travels between SQLite and the API. */
-export type ColumnKind = 'text' | 'bool' | 'json'
+export type ColumnKind = 'text' | 'integer' | 'bool' | 'json'
 
 /** A record as the REST API returns it. */
 export type ApiRecord = Record<string, unknown> & { id: string }
+
+/** A state change of one record, routed as `POST /<resource>/:id/<name>`. */
+export interface ResourceAction {
+  /** One line for the OpenAPI document. */
+  summary: string
+  description?: string
+  apply(record: ApiRecord, ctx: ResourceContext & { now: number }): Record<string, unknown> | null
+}
 
 /** Everything a definition's hooks may need besides the body. */
 export interface WriteContext {
@@ -98,8 +106,19 @@ export interface ResourceDefinition {
     /** Item of `format=compact`. */
     compact: TObject
   }
-  /** Sort keys accepted by `sort` and the defaults. */
-  sort: { keys: string[]; default: string; order: 'asc' | 'desc'; nocase?: string[]; nullable?: string[] }
+  /**
+   * Sort keys accepted by `sort` and the defaults. `nullable` keys sort their nulls last in either
+   * order; `expressions` sorts a key by an SQL expression over the row (`t`) instead of its column
+   * (a task's priority 0, "none", sorts as null: after every priority).
+   */
+  sort: {
+    keys: string[]
+    default: string
+    order: 'asc' | 'desc'
+    nocase?: string[]
+    nullable?: string[]
+    expressions?: Record<string, (alias: string) => string>
+  }
   /** Fields a create body may omit and their defaults (arrays are copied per record). */
   defaults: Record<string, unknown>
   /**
@@ -108,9 +127,26 @@ export interface ResourceDefinition {
    */
   importExtras?: Record<string, TSchema>
   /** Derives fields (title, display_name, end_at) and checks cross-field rules; throws VALIDATION_ERROR. */
-  complete(record: Record<string, unknown>, changed: Set<string>, previous: Record<string, unknown> | null, ctx: ResourceContext): void
+  complete(
+    record: Record<string, unknown>,
+    changed: Set<string>,
+    previous: Record<string, unknown> | null,
+    ctx: ResourceContext & { now: number },
+  ): void
   /** Resource-specific list filters. */
   filters(query: ListQuery, ctx: ListContext): SqlClause[]
+  /**
+   * Columns holding the id of another record of the same user (a subtask's parent): a write naming
+   * a record the user does not have is refused (400 `exists`), and with `acyclic` one whose chain of
+   * references comes back to the record itself (400 `cycle`).
+   */
+  references?: Record<string, { resource: string; acyclic?: boolean }>
+  /**
+   * State changes beyond PATCH, each `POST /<name>/:id/<action>` (a task's complete and reopen):
+   * `apply` answers the fields to change (checked and completed as a PATCH's are), or null when the
+   * record already is in that state (200, no change, no event).
+   */
+  actions?: Record<string, ResourceAction>
   /**
    * records_counts keeps this resource's totals per state (migration 007's triggers): in the trash
    * or not, and, when `archived`, archived or not.

@@ -2,7 +2,9 @@ import { ArchiveError, ArchiveTooLargeError, isArchive } from './archive.js'
 import { parseICalendar } from './ics-parse.js'
 import { icalendarChunks } from './ics-serialize.js'
 import { isNoteFile, notesArchiveChunks, parseNoteFile, parseNotesArchive } from './markdown.js'
-import type { ContactRecord, EventRecord, NoteRecord, ParseResult } from './types.js'
+import type { ContactRecord, EventRecord, NoteRecord, ParseResult, TaskRecord } from './types.js'
+import { parseTodos } from './vtodo-parse.js'
+import { taskUid, todoChunks } from './vtodo-serialize.js'
 import type { StoredProperty } from '../engine/properties.js'
 import { parseVCards } from './vcard-parse.js'
 import { type VCardVersion, vcardChunks } from './vcard-serialize.js'
@@ -31,6 +33,9 @@ export interface ExportSource {
 }
 
 export interface Codec {
+  /** What the file is, in words ('vCard'), and its media type, for the routes' documentation. */
+  kind: string
+  mediaType: string
   /** The `format` query values export accepts; the first is the default. */
   formats: readonly string[]
   write(source: ExportSource, options: { version?: VCardVersion; now: number }): ExportFile
@@ -60,8 +65,10 @@ function requireEntries<T>(result: ParseResult<T>, expects: string): ParseResult
   return result
 }
 
-export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
+export const codecs: Record<'notes' | 'contacts' | 'events' | 'tasks', Codec> = {
   notes: {
+    kind: 'a zip of Markdown files',
+    mediaType: 'application/zip',
     formats: ['markdown'],
     write: (source) => ({
       body: notesArchiveChunks(source.batches() as Iterable<NoteRecord[]>),
@@ -89,6 +96,8 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
     },
   },
   contacts: {
+    kind: 'vCard',
+    mediaType: 'text/vcard',
     formats: ['vcard'],
     write: (source, { version = '4.0' }) => ({
       body: vcardChunks(source.batches() as Iterable<ContactRecord[]>, version),
@@ -98,6 +107,8 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
     read: (bytes) => requireEntries(parseVCards(text(bytes)), 'vCard (BEGIN:VCARD)'),
   },
   events: {
+    kind: 'iCalendar',
+    mediaType: 'text/calendar',
     formats: ['ics'],
     write: (source, { now }) => ({
       body: icalendarChunks(
@@ -112,5 +123,23 @@ export const codecs: Record<'notes' | 'contacts' | 'events', Codec> = {
       filename: 'hearth-events.ics',
     }),
     read: (bytes, _filename, options) => requireEntries(parseICalendar(text(bytes), options), 'iCalendar event (BEGIN:VEVENT)'),
+  },
+  tasks: {
+    kind: 'iCalendar (VTODO)',
+    mediaType: 'text/calendar',
+    formats: ['ics'],
+    write: (source, { now }) => ({
+      body: todoChunks(
+        {
+          batches: () => source.batches() as Iterable<TaskRecord[]>,
+          properties: (ids) => source.properties(ids),
+          uid: (id) => (source.get(id) ? taskUid(id, source.properties([id]).get(id) ?? []) : undefined),
+        },
+        now,
+      ),
+      contentType: 'text/calendar; charset=utf-8',
+      filename: 'hearth-tasks.ics',
+    }),
+    read: (bytes, _filename, options) => requireEntries(parseTodos(text(bytes), options), 'iCalendar task (BEGIN:VTODO)'),
   },
 }

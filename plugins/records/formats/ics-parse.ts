@@ -32,8 +32,23 @@ export interface ICalendarOptions {
 
 export function parseICalendar(text: string, options: ICalendarOptions = {}): ParseResult<EventRecord> {
   const zone = options.zone ?? 'UTC'
+  return parseEntries(text, 'VEVENT', (vevent, calName) => ({
+    record: readEvent(vevent, zone, calName),
+    properties: [...unmapped(vevent), ...alarmActions(vevent)],
+  }))
+}
+
+/**
+ * Every component `name` (VEVENT, VTODO) of every VCALENDAR, read by `read` (given the file's
+ * X-WR-CALNAME); an entry that throws is reported where it is, the others kept.
+ */
+export function parseEntries<T>(
+  text: string,
+  name: string,
+  read: (component: Component, calName: string | undefined) => { record: T; properties: StoredProperty[] },
+): ParseResult<T> {
   const { roots, errors } = parseComponents(text, 1)
-  const result: ParseResult<EventRecord> = { entries: [], failed: errors.map((e) => ({ line: e.line, error: e.error })) }
+  const result: ParseResult<T> = { entries: [], failed: errors.map((e) => ({ line: e.line, error: e.error })) }
   let index = 0
   for (const root of roots) {
     if (root.name !== 'VCALENDAR') {
@@ -41,12 +56,11 @@ export function parseICalendar(text: string, options: ICalendarOptions = {}): Pa
       continue
     }
     const calName = root.properties.find((p) => p.name === 'X-WR-CALNAME')
-    for (const vevent of root.components.filter((c) => c.name === 'VEVENT')) {
-      const at = { index: index++, line: vevent.line }
+    for (const component of root.components.filter((c) => c.name === name)) {
+      const at = { index: index++, line: component.line }
       try {
-        if (vevent.broken) throw new Error(vevent.broken)
-        const record = readEvent(vevent, zone, calName ? unescapeText(calName.value).trim() : undefined)
-        const properties = [...unmapped(vevent), ...alarmActions(vevent)]
+        if (component.broken) throw new Error(component.broken)
+        const { record, properties } = read(component, calName ? unescapeText(calName.value).trim() : undefined)
         result.entries.push(properties.length ? { ...at, record, properties } : { ...at, record })
       } catch (err) {
         result.failed.push({ ...at, error: (err as Error).message })
@@ -154,7 +168,7 @@ function unmapped(vevent: Component): StoredProperty[] {
  * notification or email only (docs/api.md), so the actions are kept, in order, for the export.
  */
 export const ALARM_ACTIONS = 'X-HEARTH-ALARM-ACTIONS'
-function alarmActions(vevent: Component): StoredProperty[] {
+export function alarmActions(vevent: Component): StoredProperty[] {
   const actions = vevent.components
     .filter((c) => c.name === 'VALARM')
     .map(
@@ -168,7 +182,7 @@ function alarmActions(vevent: Component): StoredProperty[] {
 }
 
 /** EXDATE lines (each a comma-separated list, with its own TZID or VALUE=DATE) → `exdates`. */
-function withExdates(rule: Recurrence, vevent: Component, zone: string): Recurrence {
+export function withExdates(rule: Recurrence, vevent: Component, zone: string): Recurrence {
   const exdates: string[] = []
   for (const cl of vevent.properties.filter((p) => p.name === 'EXDATE')) {
     for (const value of cl.value.split(',')) {

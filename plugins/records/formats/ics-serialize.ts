@@ -59,11 +59,7 @@ export function* icalendarChunks(source: EventSource, now: number = Date.now()):
     // An empty piece per batch: whoever streams the pieces may give the event loop back between them.
     yield ''
   }
-  for (const [zone, [from, to]] of [...years].sort(([a], [b]) => a.localeCompare(b))) {
-    // Observances are scanned day by day: a bounded span, whatever years the events carry (1970-2100, at most 40 years).
-    const last = Math.min(Math.max(to, 1970), 2100)
-    lines.push(...vtimezone(zone, Math.max(from - 1, 1970, last - MAX_VTIMEZONE_YEARS), last))
-  }
+  lines.push(...vtimezones(years))
   yield `${lines.join('\r\n')}\r\n`
   for (const batch of source.batches()) {
     const byId = new Map(batch.map((e) => [e.id, e]))
@@ -82,11 +78,22 @@ export function* icalendarChunks(source: EventSource, now: number = Date.now()):
   yield 'END:VCALENDAR\r\n'
 }
 
+/** One VTIMEZONE per zone (sorted), covering the years given for it (zone → [first, last]). */
+export function vtimezones(years: ReadonlyMap<string, [number, number]>): string[] {
+  const lines: string[] = []
+  for (const [zone, [from, to]] of [...years].sort(([a], [b]) => a.localeCompare(b))) {
+    // Observances are scanned day by day: a bounded span, whatever years the records carry (1970-2100, at most 40 years).
+    const last = Math.min(Math.max(to, 1970), 2100)
+    lines.push(...vtimezone(zone, Math.max(from - 1, 1970, last - MAX_VTIMEZONE_YEARS), last))
+  }
+  return lines
+}
+
 /** The zone a timed event is written in with TZID; null for UTC and all-day events. */
 const zoneOf = (e: ExportedEvent): string | null => (e.all_day || !e.timezone || e.timezone === 'UTC' ? null : e.timezone)
 
-/** One EXDATE in DTSTART's value type: a DATE, a TZID wall-clock time, or UTC. */
-function exdateLine(exdate: string, e: ExportedEvent, zone: string | null): string {
+/** One EXDATE in DTSTART's value type: a DATE, a TZID wall-clock time, or UTC (`e.start_at`: the series' anchor). */
+export function exdateLine(exdate: string, e: Pick<ExportedEvent, 'all_day' | 'start_at' | 'timezone'>, zone: string | null): string {
   if (e.all_day) return contentLine('EXDATE', [['VALUE', 'DATE']], exdate.slice(0, 10).replace(/-/g, ''))
   // A bare day excludes that day's occurrence: at the series' time of day.
   const iso = exdate.length === 10 ? sameTimeOn(exdate, e.start_at, e.timezone ?? 'UTC') : new Date(exdate).toISOString()
@@ -134,17 +141,31 @@ function vevent(e: ExportedEvent, stamp: string, kept: StoredProperty[], uid: st
   }
   lines.push(...customFieldLines(e.custom_fields))
   for (const [name, params, value] of kept) if (name !== 'UID' && name !== ALARM_ACTIONS) lines.push(contentLine(name, params, value))
-  // Actions an import kept (AUDIO...) apply while the reminders are still the ones imported.
+  lines.push(...alarmLines(e.title, e.reminders, kept))
+  lines.push('END:VEVENT')
+  return lines
+}
+
+/**
+ * VALARMs of reminders (DISPLAY/AUDIO ⇄ notification, EMAIL ⇄ email). Actions an import kept
+ * (AUDIO...) apply while the reminders are still the ones imported. `trigger`: the TRIGGER's parameters.
+ */
+export function alarmLines(
+  title: string,
+  reminders: ReadonlyArray<{ type: string; minutes_before: number }>,
+  kept: readonly StoredProperty[],
+  trigger: Array<[string, string]> = [],
+): string[] {
+  const lines: string[] = []
   const actions = kept.find(([name]) => name === ALARM_ACTIONS)?.[2].split(',') ?? []
-  e.reminders.forEach((r, i) => {
+  reminders.forEach((r, i) => {
     const email = r.type === 'email'
-    const imported = !email && actions.length === e.reminders.length && /^[A-Z][A-Z0-9-]*$/.test(actions[i] ?? '') ? actions[i] : null
+    const imported = !email && actions.length === reminders.length && /^[A-Z][A-Z0-9-]*$/.test(actions[i] ?? '') ? actions[i] : null
     const action = email ? 'EMAIL' : (imported ?? 'DISPLAY')
     lines.push('BEGIN:VALARM', `ACTION:${action}`)
-    if (action !== 'AUDIO') lines.push(contentLine('DESCRIPTION', [], escapeText(e.title)))
-    if (email) lines.push(contentLine('SUMMARY', [], escapeText(e.title)))
-    lines.push(`TRIGGER:${formatTrigger(r.minutes_before)}`, 'END:VALARM')
+    if (action !== 'AUDIO') lines.push(contentLine('DESCRIPTION', [], escapeText(title)))
+    if (email) lines.push(contentLine('SUMMARY', [], escapeText(title)))
+    lines.push(contentLine('TRIGGER', trigger, formatTrigger(r.minutes_before)), 'END:VALARM')
   })
-  lines.push('END:VEVENT')
   return lines
 }

@@ -87,6 +87,30 @@ export interface EventRecord {
   updated_at?: string
 }
 
+export interface TaskRecord {
+  title: string
+  description: string | null
+  status: 'needs-action' | 'in-process' | 'completed' | 'cancelled'
+  due_at: string | null
+  start_at: string | null
+  all_day: boolean
+  completed_at: string | null
+  priority: number
+  list_name: string
+  parent_id?: string | null
+  tags: string[]
+  recurrence: Recurrence | null
+  reminders: Array<{ type: string; minutes_before: number }>
+  /** IANA zone of the wall-clock times and the recurrence (absent: the instance's zone). */
+  timezone?: string
+  custom_fields: CustomFields
+  /** While importing: the UID of the parent task (RELATED-TO), linked to parent_id by the import. */
+  parent_uid?: string
+  source?: string | null
+  created_at?: string
+  updated_at?: string
+}
+
 /** One parsed entry of an import file, located for error reports. */
 export interface ParsedEntry<T> {
   /** 0-based position of the entry in the file. */

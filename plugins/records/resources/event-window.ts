@@ -46,9 +46,9 @@ export function dateRange(value: string, now: number, zone = 'UTC'): [number, nu
 }
 
 /** A from/to bound: a datetime (no offset = the instance's zone), or a bare day (from: its start, to: its end). */
-export function bound(value: string, field: 'from' | 'to', zone = 'UTC'): number {
+export function bound(value: string, edge: 'from' | 'to', zone = 'UTC', field: string = edge): number {
   const day = parseDay(value)
-  if (day) return field === 'from' ? fromWall(day, zone) : fromWall(addDays(day, 1), zone) - 1
+  if (day) return edge === 'from' ? fromWall(day, zone) : fromWall(addDays(day, 1), zone) - 1
   // Date.parse rolls 2026-02-30 over to March; the day must exist as written.
   const ms = DATETIME.test(value) && parseDay(value.slice(0, 10)) ? instantOf(value, zone) : Number.NaN
   if (Number.isNaN(ms)) throw invalidQuery(field, 'format', `${field} must be an ISO 8601 datetime or YYYY-MM-DD`)

@@ -7,12 +7,12 @@ import { invalid } from '../engine/validate.js'
 import { queryWindow } from './event-window.js'
 import { occurrences, type Recurrence as Rule } from '../../../lib/ical/recurrence.js'
 import { isZone } from '../../../lib/timezone/wall-clock.js'
-import { Recurrence } from './recurrence.js'
+import { checkRecurrence, Recurrence } from './recurrence.js'
 
 /** Calendar events (api.md, Calendar event), with recurrence expanded in ranged lists. */
 
 const HOUR = 3_600_000
-const Reminder = Type.Object(
+export const Reminder = Type.Object(
   { type: StringEnum(['notification', 'email'] as const), minutes_before: Type.Integer({ minimum: 0, maximum: 525_600 }) },
   { additionalProperties: false },
 )
@@ -62,16 +62,6 @@ const asDate = (v: unknown) => `${String(v).slice(0, 10)}T00:00:00.000Z`
 
 /** All-day events are dates: they repeat on their UTC date and never shift with a zone. */
 const expansionZone = (series: Record<string, unknown>) => (series.all_day ? 'UTC' : String(series.timezone ?? 'UTC'))
-
-function checkRecurrence(rule: Rule | null | undefined): void {
-  if (!rule) return
-  if (rule.count !== undefined && rule.until !== undefined) {
-    throw invalid('recurrence.until', 'exclusive', 'recurrence takes count or until, not both (RFC 5545)')
-  }
-  if ((rule.freq === 'DAILY' || rule.freq === 'WEEKLY') && rule.byday?.some((c) => /\d/.test(c))) {
-    throw invalid('recurrence.byday', 'ordinal', 'ordinal byday (e.g. 1MO) applies to MONTHLY and YEARLY only')
-  }
-}
 
 export const events: ResourceDefinition = {
   name: 'events',

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { StringEnum } from '../../../core/plugin-api.js'
-import { BYDAY } from '../../../lib/ical/recurrence.js'
+import { BYDAY, type Recurrence as Rule } from '../../../lib/ical/recurrence.js'
+import { invalid } from '../engine/validate.js'
 
 /**
  * The recurrence object of an event as the API takes it (docs/api.md): RRULE's parts lower-cased,
@@ -29,3 +30,14 @@ export const Recurrence = Type.Object(
   { additionalProperties: false },
 )
 export type Recurrence = Static<typeof Recurrence>
+
+/** Rules the schema cannot say: count and until exclude each other; ordinal BYDAY needs MONTHLY or YEARLY. */
+export function checkRecurrence(rule: Rule | null | undefined): void {
+  if (!rule) return
+  if (rule.count !== undefined && rule.until !== undefined) {
+    throw invalid('recurrence.until', 'exclusive', 'recurrence takes count or until, not both (RFC 5545)')
+  }
+  if ((rule.freq === 'DAILY' || rule.freq === 'WEEKLY') && rule.byday?.some((c) => /\d/.test(c))) {
+    throw invalid('recurrence.byday', 'ordinal', 'ordinal byday (e.g. 1MO) applies to MONTHLY and YEARLY only')
+  }
+}

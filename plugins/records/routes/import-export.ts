@@ -5,6 +5,7 @@ import { pacedStream } from '../../../lib/paced-stream.js'
 import { codecs, type ExportSource, FileFormatError, FileTooLargeError } from '../formats/codecs.js'
 import type { ParseFailure, ParseResult } from '../formats/types.js'
 import type { EventOccurrences, ImportEntry } from '../resources/event-occurrences.js'
+import { importTasks, type TaskImportEntry } from '../resources/task-import.js'
 import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
 
 /**
@@ -24,14 +25,13 @@ const Failure = Type.Object({
 })
 const ImportResult = Type.Object({ imported: Type.Integer(), ids: Type.Array(Uuid), failed: Type.Array(Failure) })
 
-const exportQuery = (resource: ResourceName) =>
+type Exported = keyof typeof codecs
+
+const exportQuery = (resource: Exported) =>
   Type.Object({
     format: Type.Optional(StringEnum(codecs[resource].formats)),
     ...(resource === 'contacts' ? { version: Type.Optional(StringEnum(['4.0', '3.0'] as const)) } : {}),
   })
-
-const FILE_KIND = { notes: 'a zip of Markdown files', contacts: 'vCard', events: 'iCalendar' } as const
-const MEDIA_TYPE = { notes: 'application/zip', contacts: 'text/vcard', events: 'text/calendar' } as const
 
 /** ids listed in an `<record>.imported` event at most: one realtime message must stay far below a client's buffer. */
 export const MAX_EVENT_IDS = 1000
@@ -47,7 +47,7 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
   // Multipart parsing stays inside this scope: the JSON routes keep refusing other content types.
   await app.register(async (scope: PluginInstance) => {
     await scope.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } })
-    for (const resource of ['notes', 'contacts', 'events'] as const) {
+    for (const resource of Object.keys(codecs) as Exported[]) {
       const codec = codecs[resource]
       const tags = [resource]
 
@@ -56,12 +56,12 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
         {
           schema: {
             tags,
-            summary: `Export every ${resource.slice(0, -1)} as ${FILE_KIND[resource]}`,
+            summary: `Export every ${resource.slice(0, -1)} as ${codec.kind}`,
             querystring: exportQuery(resource),
             response: {
               200: {
-                description: `The file (${FILE_KIND[resource]}), as an attachment`,
-                content: { [MEDIA_TYPE[resource]]: { schema: { type: 'string', format: 'binary' } } },
+                description: `The file (${codec.kind}), as an attachment`,
+                content: { [codec.mediaType]: { schema: { type: 'string', format: 'binary' } } },
               },
             },
           },
@@ -82,7 +82,7 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
           config: { upload: 'file', errors: ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] },
           schema: {
             tags,
-            summary: `Import ${resource} from ${FILE_KIND[resource]}`,
+            summary: `Import ${resource} from ${codec.kind}`,
             description: `Upload the file as multipart/form-data, field \`file\` (at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB). Good entries are imported in one transaction; the others are reported in \`failed\` with where they are in the file.`,
             response: { 200: Single(ImportResult) },
           },
@@ -104,12 +104,14 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
           const result =
             resource === 'events'
               ? occurrences.importAll(userId, parsed.entries as ImportEntry[], opts)
-              : service.importMany(
-                  userId,
-                  resource,
-                  parsed.entries.map((e) => (e.properties?.length ? { ...(e.record as object), properties: e.properties } : e.record)),
-                  opts,
-                )
+              : resource === 'tasks'
+                ? importTasks(service, userId, parsed.entries as TaskImportEntry[], opts)
+                : service.importMany(
+                    userId,
+                    resource,
+                    parsed.entries.map((e) => (e.properties?.length ? { ...(e.record as object), properties: e.properties } : e.record)),
+                    opts,
+                  )
           const ids = result.created.map((r) => r.id)
           if (ids.length > 0) {
             // One summary event instead of a created event per record: a 20,000-contact import

@@ -176,6 +176,25 @@ export function resourceRoutes(
     async (request, reply) => tagged(reply, writes.remove(request.userId, resource, request.params.id, request.query, ifMatchOf(request))),
   )
 
+  // The definition's own state changes (a task's complete and reopen), each answering the record.
+  for (const [action, spec] of Object.entries(def.actions ?? {})) {
+    app.post(
+      `${base}/:id/${action}`,
+      {
+        schema: {
+          tags,
+          summary: spec.summary,
+          ...(spec.description ? { description: spec.description } : {}),
+          params: IdParams,
+          headers: ConditionalHeaders,
+          response: { 200: withEtag(Single(Record)) },
+        },
+        config: { errors: ['PRECONDITION_FAILED'] },
+      },
+      async (request, reply) => tagged(reply, service.act(request.userId, resource, request.params.id, action, ifMatchOf(request))),
+    )
+  }
+
   app.post(
     `${base}/:id/restore`,
     {

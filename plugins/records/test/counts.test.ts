@@ -273,7 +273,14 @@ t.test('migration 007 back-fills the counters from existing records; erasing a u
     for (let i = 0; i < times; i++) contact.run(`c${n++}`, userId, deleted)
   }
 
-  t.same(migrate(db, 'records', all), [7, 9])
+  t.same(
+    migrate(
+      db,
+      'records',
+      all.filter((m) => m.version <= 7),
+    ),
+    [7],
+  )
   const { kept, counted } = countsAndTruth(db)
   t.same(kept, counted, 'back-filled counters equal count(*)')
   t.same(kept, [

@@ -65,17 +65,25 @@ t.test('every single-record answer sends its ETag; every kind of write changes i
 
 t.test('two clients PATCH from the same version: one wins, the other gets 412', async (t) => {
   const { send } = await etagBench(t)
-  for (const resource of ['notes', 'contacts', 'events']) {
+  for (const resource of ['notes', 'contacts', 'events', 'tasks']) {
     const body = {
       notes: { content: 'shared' },
       contacts: { first_name: 'Ada' },
       events: { title: 'Meet', start_at: '2026-12-01T10:00:00Z' },
+      tasks: { title: 'Share' },
     }
     const created = await send('POST', `/${resource}`, body[resource as keyof typeof body])
     const id = created.body.data.id
     const read = (await send('GET', `/${resource}/${id}`)).etag as string
-    const patch = { notes: { content: 'mine' }, contacts: { company: 'Mine' }, events: { location: 'Mine' } }[resource]
-    const other = { notes: { content: 'theirs' }, contacts: { company: 'Theirs' }, events: { location: 'Theirs' } }[resource]
+    const patch = { notes: { content: 'mine' }, contacts: { company: 'Mine' }, events: { location: 'Mine' }, tasks: { priority: 1 } }[
+      resource
+    ]
+    const other = {
+      notes: { content: 'theirs' },
+      contacts: { company: 'Theirs' },
+      events: { location: 'Theirs' },
+      tasks: { priority: 9 },
+    }[resource]
     const [a, b] = await Promise.all([
       send('PATCH', `/${resource}/${id}`, patch, { 'if-match': read }),
       send('PATCH', `/${resource}/${id}`, other, { 'if-match': read }),

@@ -6,6 +6,7 @@ const resources = [
   { path: 'notes', singular: 'note', body: { content: 'state table' }, change: { pinned: true } },
   { path: 'contacts', singular: 'contact', body: { display_name: 'State Table' }, change: { company: 'Acme' } },
   { path: 'events', singular: 'event', body: { title: 'State table', start_at: '2026-11-20T10:00:00Z' }, change: { location: 'Here' } },
+  { path: 'tasks', singular: 'task', body: { title: 'State table' }, change: { priority: 1 } },
 ]
 
 for (const r of resources) {

@@ -61,6 +61,14 @@ const bodies = {
     location: fc.option(text(30), { nil: undefined }),
     custom_fields: custom,
   }),
+  tasks: fc.record({
+    title: text(40).filter((s) => s.trim() !== ''),
+    description: fc.option(text(100), { nil: undefined }),
+    due_at: fc.option(instant, { nil: undefined }),
+    priority: fc.integer({ min: 0, max: 9 }),
+    tags,
+    custom_fields: custom,
+  }),
 }
 
 const strip = <T extends Record<string, unknown>>(body: T) =>

@@ -69,9 +69,9 @@ async function signIn(app: TestApp): Promise<{ token: string }> {
   return { token: res.json().data.accessToken }
 }
 
-/** Events of records (note.*, contact.*, event.*) only, as [type, id] pairs. */
+/** Events of records (note.*, contact.*, event.*, task.*) only, as [type, id] pairs. */
 export const recordEventsOf = (events: HearthEvent[]) =>
-  events.filter((e) => /^(note|contact|event)\./.test(e.type)).map((e) => [e.type, e.id] as [string, string | undefined])
+  events.filter((e) => /^(note|contact|event|task)\./.test(e.type)).map((e) => [e.type, e.id] as [string, string | undefined])
 
 /** A multipart/form-data body with one file part, as browsers send it. */
 export function upload(filename: string, content: Buffer | string, type = 'application/octet-stream') {

@@ -48,7 +48,8 @@ t.test('hostile search strings never raise: each answers 200 with a list', async
   await call('POST', '/notes', { content: 'Meeting notes: title and NEAR things' })
   await call('POST', '/contacts', { display_name: 'Meeting Person' })
   await call('POST', '/events', { title: 'Meeting', start_at: '2026-11-20T10:00:00Z' })
-  for (const path of ['notes', 'contacts', 'events']) {
+  await call('POST', '/tasks', { title: 'Meeting prep' })
+  for (const path of ['notes', 'contacts', 'events', 'tasks']) {
     for (const q of HOSTILE) {
       const res = await call('GET', `/${path}?search=${encodeURIComponent(q)}`)
       t.equal(res.status, 200, `${path}: ${JSON.stringify(q.slice(0, 40))}`)
