@@ -1,4 +1,5 @@
 import { zipSync } from 'fflate'
+import { request } from 'node:http'
 import t from 'tap'
 import { call, startDaemon, tempDir } from '../../../test/cli-process.js'
 import { watchDaemon } from '../../../test/daemon-watch.js'
@@ -33,8 +34,31 @@ const stamp = (ms: number) =>
 async function upload(base: string, token: string, resource: string, name: string, body: Uint8Array | string): Promise<number> {
   const form = new FormData()
   form.append('file', new Blob([body]), name)
-  const res = await fetch(`${base}/${resource}/import`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
-  const json = (await res.json()) as { data?: { imported: number } }
+  // Each upload on a connection of its own, as separate clients would: a second upload sent on the kept-alive
+  // connection after a long import was sometimes cut off with EPIPE under load, which this test is not about.
+  const encoded = new Request('http://form.invalid/', { method: 'POST', body: form })
+  const bytes = Buffer.from(await encoded.arrayBuffer())
+  const url = new URL(`${base}/${resource}/import`)
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': encoded.headers.get('content-type') ?? '',
+        'content-length': bytes.length,
+      },
+    })
+    req.on('response', (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve(body))
+    })
+    req.on('error', reject)
+    req.end(bytes)
+  })
+  const json = JSON.parse(text) as { data?: { imported: number } }
   return json.data?.imported ?? -1
 }
 

@@ -42,7 +42,7 @@ t.test('hearth mcp bridges stdio to the daemon: tools listed and called, effects
   t.teardown(() => client.close())
   t.equal(client.getServerVersion()?.name, 'hearth', 'initialize answered by the daemon')
   const { tools } = await client.listTools()
-  t.equal(tools.length, 22)
+  t.equal(tools.length, 31)
 
   const created = await call(client, 'create_note', { content: 'Plant the tulip bulbs', tags: ['garden'] })
   const id = created.structuredContent?.id as string
