@@ -156,7 +156,7 @@ async function assemble(
     validator: (schema) => compileCheck(schema),
     serializer: (schema) => compileSerializer(schema),
     health: { register: (component, check) => services.health.set(component, check) },
-    auth: { authenticate: services.authenticate, basic: services.basicAuth },
+    auth: { authenticate: services.authenticate, basic: services.basicAuth, member: services.member },
     metrics: { register: (...args) => services.metrics.register(...args) },
     onClose: (fn) => services.closers.push(fn),
     services: shared.for(plugin.manifest),

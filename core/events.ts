@@ -25,6 +25,24 @@ export interface EventBus {
   emit<D>(type: string, input: EventInput<D>): HearthEvent<D>
   /** Publishes and waits for every listener (used where order matters, e.g. before disposing a driver). */
   emitAndWait<D>(type: string, input: EventInput<D>): Promise<HearthEvent<D>>
+  /**
+   * Says who besides an event's `userId` may read the events matching `pattern` (a member a
+   * record is shared with). The plugin that emits them owns the rule; whoever delivers events to
+   * users (realtime) asks `mayRead` at each delivery and each replay, so a right withdrawn stops
+   * the next one. Returns the function that removes the rule.
+   */
+  readers(pattern: string, rule: ReaderRule): () => void
+  /** Whether `userId` may read `event`: theirs (its userId), or a `readers` rule admits them now. */
+  mayRead(userId: string, event: Pick<HearthEvent, 'type' | 'userId' | 'data'>): boolean
+  /** The users whose events some `readers` rule may let `userId` read (a replay reads their journaled events too). */
+  readableOwners(userId: string): string[]
+}
+
+/** Who besides its owner may read an event (EventBus.readers). */
+export interface ReaderRule {
+  /** The users whose events this rule may let `userId` read. */
+  owners(userId: string): string[]
+  mayRead(userId: string, event: Pick<HearthEvent, 'type' | 'userId' | 'data'>): boolean
 }
 
 export function matches(pattern: string, type: string): boolean {
@@ -57,7 +75,25 @@ export function createEventBus(onListenerError: (err: unknown, event: HearthEven
     data: input.data,
   })
 
+  const rules = new Set<{ pattern: string; rule: ReaderRule }>()
+
   return {
+    readers(pattern, rule) {
+      const entry = { pattern, rule }
+      rules.add(entry)
+      return () => rules.delete(entry)
+    },
+    mayRead(userId, event) {
+      if (event.userId === userId) return true
+      if (event.userId === null) return false
+      for (const { pattern, rule } of rules) if (matches(pattern, event.type) && rule.mayRead(userId, event)) return true
+      return false
+    },
+    readableOwners(userId) {
+      const out = new Set<string>()
+      for (const { rule } of rules) for (const owner of rule.owners(userId)) if (owner !== userId) out.add(owner)
+      return [...out]
+    },
     on(pattern, listener) {
       const entry = { pattern, listener }
       listeners.add(entry)

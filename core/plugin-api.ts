@@ -18,7 +18,7 @@ import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 import type { ByteBudget } from '../lib/byte-budget.js'
 
-export const PLUGIN_API_VERSION = '1.7.0'
+export const PLUGIN_API_VERSION = '1.8.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */
@@ -112,6 +112,11 @@ export interface HearthApi<C extends TObject = TObject> {
      * throws 401 UNAUTHORIZED carrying `WWW-Authenticate: Basic realm="Hearth"`.
      */
     basic(authorization: string | undefined, client: string, scope: KeyScope): AuthContext
+    /**
+     * An active member of this instance by user id or email (case-insensitive), or undefined: for
+     * plugins letting one member name another (sharing). Never the password hash. Since 1.8.0.
+     */
+    member(idOrEmail: string): Member | undefined
   }
   /** Prometheus metrics of this plugin, read at each scrape of GET /metrics (name them `hearth_<plugin>_...`). */
   metrics: Metrics
@@ -130,6 +135,13 @@ export interface HearthApi<C extends TObject = TObject> {
    * Routes of plugins loaded later appear once they are registered (read it at request time).
    */
   routes: { get(operationId: string): RouteEntry | undefined }
+}
+
+/** A member as another member may see them (HearthApi.auth.member). */
+export interface Member {
+  id: string
+  email: string
+  name: string | null
 }
 
 export interface PluginServices {
@@ -198,7 +210,7 @@ export const withJsonText = <T extends object>(value: T, _json: string): T => va
 /** @deprecated see withJsonText */
 export const jsonTextOf = (_value: unknown): string | undefined => undefined
 export { preparedOnUse, type PreparedStatements, type StatementSource } from './db/prepared-on-use.js'
-export type { EventBus, EventInput, EventListener, HearthEvent } from './events.js'
+export type { EventBus, EventInput, EventListener, HearthEvent, ReaderRule } from './events.js'
 export { matches as eventMatches } from './events.js'
 export type { DetectResult, DriverReport, Hal } from './hal/registry.js'
 export type {

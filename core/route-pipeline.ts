@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { KEY_REACH } from './auth/access.js'
 import type { KeyScope, RouteGuards, RouteScope } from './auth/context.js'
 import { createGuard, type GuardDeps } from './auth/guards.js'
-import { ANSWER_BUDGET } from './list-page.js'
+import { ANSWER_BUDGET, streamLargePage } from './list-page.js'
 import { errorEntry } from './errors.js'
 import { operationIdOf } from './operation-id.js'
 import { withHook } from './route-hooks.js'
@@ -196,13 +196,15 @@ function enveloped(
     if (mode === 'single') return { data: result }
     const page = result as Page<unknown>
     const q = (request.query ?? {}) as { limit?: number; offset?: number }
-    return {
+    const envelope = {
       data: page.items,
       meta: { total: page.total, limit: q.limit ?? page.items.length, offset: q.offset ?? 0 },
       tier: request.auth?.tier ?? ctx.defaultTier(),
       // The serializer writes the page within this many bytes (core/list-page.ts).
       [ANSWER_BUDGET]: request.answerBudget,
     }
+    // A large page goes out as a stream, written while the event loop serves others between its pieces.
+    return streamLargePage(reply, envelope) ?? envelope
   }
   return function envelope(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     const result: unknown = handler.call(this, request, reply)

@@ -143,6 +143,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     scheduler,
     hal,
     users,
+    member: (idOrEmail: string) => users.member(idOrEmail),
     apiKeys,
     tokens,
     authenticate,

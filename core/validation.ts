@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { validationDetails } from './envelope.js'
 import { HttpError } from './errors.js'
-import { writeListPage } from './list-page.js'
+import { listSerializer } from './list-page.js'
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext. Read when the first
 // Ajv is made, not at load.
@@ -103,9 +103,9 @@ export function installValidators(app: FastifyInstance, answerBudget: number): v
   app.setSerializerCompiler((route) => {
     let serialize: Serialize | undefined
     const whole = (data: unknown) => (serialize ??= listOfUnionSerializer(route as Route, compile) ?? compile(route as Route))(data)
-    // Every list page is written item by item within the answer's byte budget (core/list-page.ts).
+    // Every list page is written item by item within the answer's byte budget, a large one as a stream (core/list-page.ts).
     const items = listItems(route as Route, compile)
-    if (items) return (data: unknown) => writeListPage(data, { frame: whole, itemSerializer: items, budget: answerBudget })
+    if (items) return listSerializer({ frame: whole, itemSerializer: items, budget: answerBudget })
     return whole
   })
 }

@@ -28,6 +28,8 @@ export interface PublicUser {
   updated_at: string
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 const UPDATABLE = new Set(['role', 'tier', 'disabled', 'name'])
 
 export type AuthMode = 'setup' | 'single_user' | 'multi_user'
@@ -63,6 +65,11 @@ export function createUsers(db: Db, instanceTier: Tier) {
   return {
     get: load,
     byEmail: (email: string) => q.byEmail.get(email) as UserRow | undefined,
+    /** An active user by id or email (emails compare without case), as another member may see them: for plugins letting one member name another. */
+    member(idOrEmail: string): { id: string; email: string; name: string | null } | undefined {
+      const row = UUID.test(idOrEmail) ? load(idOrEmail.toLowerCase()) : (q.byEmail.get(idOrEmail.trim()) as UserRow | undefined)
+      return row && !row.disabled ? { id: row.id, email: row.email, name: row.name } : undefined
+    },
     count: () => count,
     mode(): AuthMode {
       return count === 0 ? 'setup' : count === 1 ? 'single_user' : 'multi_user'

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type { ByteBudget } from '../byte-budget.js'
+import { Pacer } from '../paced-stream.js'
 import { MULTISTATUS_CLOSE, MULTISTATUS_OPEN, truncatedResponse } from './write.js'
 
 /**
@@ -42,8 +43,8 @@ export async function* chunks(opts: MultistatusStreamOptions): AsyncGenerator<st
   let pending = MULTISTATUS_OPEN
   let cutShort = false
   // The request's parsing and checks ran in this turn: the responses start in the next one.
-  await new Promise((resolve) => setImmediate(resolve))
-  let slice = performance.now()
+  const pacer = new Pacer(sliceMs)
+  await pacer.pause()
   for (const piece of opts.responses) {
     const size = bytes(piece)
     if (!budget.fits(size + reserve)) {
@@ -56,11 +57,10 @@ export async function* chunks(opts: MultistatusStreamOptions): AsyncGenerator<st
       yield pending
       pending = ''
     }
-    if (performance.now() - slice > sliceMs) {
+    if (pacer.due()) {
       if (pending) yield pending
       pending = ''
-      await new Promise((resolve) => setImmediate(resolve))
-      slice = performance.now()
+      await pacer.pause()
     }
   }
   if (!cutShort) cutShort = typeof opts.alreadyCut === 'function' ? opts.alreadyCut() : opts.alreadyCut === true

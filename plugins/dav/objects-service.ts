@@ -141,6 +141,19 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     return [...series.values()].map((rs) => ({ name: nameOf(rs[0] as ApiRecord), records: rs, etag: objectEtag(rs) }))
   }
 
+  /**
+   * The same members, made as the answer asks for them: an address book's cards are read a batch at
+   * a time (a PROPFIND over thousands of contacts never holds them all, and reading them does not
+   * hold the event loop); a calendar's series need their overrides, so it is read whole as above.
+   */
+  function* eachMember(userId: string, c: Collection): Generator<DavObject> {
+    if (c.kind !== 'card') return yield* members(userId, c)
+    const rows = store.locations(userId, c.kind)
+    for (const batch of service.batches(userId, 'contacts', { rows: 16 })) {
+      for (const r of batch) yield { name: rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`, records: [r], etag: objectEtag([r]) }
+    }
+  }
+
   const overridesOf = (userId: string, seriesId: string): ApiRecord[] =>
     store
       .parts(userId, seriesId)
@@ -268,6 +281,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   return {
     members,
+    eachMember,
     find,
     render,
     /**

@@ -59,7 +59,7 @@ export function report(ctx: PropContext, objects: Objects, c: Collection, body: 
     // Filtered as the answer is written: each card is rendered once, for its test and its address-data.
     function* matching(): Generator<DavObject> {
       let n = 0
-      for (const o of objects.members(ctx.userId, c)) {
+      for (const o of objects.eachMember(ctx.userId, c)) {
         if (filter && !cardMatches(ctx.text(o), filter)) continue
         if (n++ === most) {
           more = most === MAX_REPORT_ITEMS

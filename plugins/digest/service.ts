@@ -43,8 +43,8 @@ export function digestService({ api, records, smtp, allowPrivateTargets }: Diges
   const book = addressBook(api.db, api.now)
   const iso = () => new Date(api.now()).toISOString()
 
-  const build = (userId: string, period: Period) => {
-    const digest = composeDigest(records, userId, period, api.now())
+  const build = async (userId: string, period: Period) => {
+    const digest = await composeDigest(records, userId, period, api.now())
     return { ...digest, markdown: renderMarkdown(digest) }
   }
 
@@ -71,7 +71,7 @@ export function digestService({ api, records, smtp, allowPrivateTargets }: Diges
         'retry-after': String(Math.ceil((midnight - api.now()) / 1000)),
       })
     }
-    const digest = build(s.user_id, s.period)
+    const digest = await build(s.user_id, s.period)
     try {
       if (s.deliver === 'email') await sendEmail(smtp, s.target, digest, digest.markdown)
       else {

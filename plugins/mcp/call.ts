@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import type { PluginInstance } from '../../core/plugin-api.js'
 import { type InputShape, toRequest, unknownArgument, type RestRequest } from './tool-input.js'
-import { fitResult, listBudget, markNext } from './result-size.js'
+import { pacedSteps } from '../../lib/paced-stream.js'
+import { fitResultSteps, listBudget, markNext } from './result-size.js'
 import type { BoundTool, ListTool, Resource, RouteTool } from './tools.js'
 
 /**
@@ -173,7 +174,7 @@ export async function callTool(ctx: CallContext, bound: BoundTool, args: Record<
     // At most RESULT_LIMIT bytes, text and structured content together (result-size.ts). Measuring and
     // writing a result of a megabyte each take a slice of the event loop: other work runs between them.
     await nextTurn()
-    const fitted = fitResult(result, offsetOf(args))
+    const fitted = await pacedSteps(fitResultSteps(result, offsetOf(args)))
     await nextTurn()
     return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted }
   } catch (err) {

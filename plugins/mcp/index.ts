@@ -4,6 +4,7 @@ import { callTool, type CallContext } from './call.js'
 import type { Handlers } from './jsonrpc.js'
 import { originAllowed, parseAllowList } from './origin.js'
 import { buildTools, listed } from './tools.js'
+import { pacedStream } from '../../lib/paced-stream.js'
 import { handlePost, MAX_BATCH, PARSE_FAILED } from './transport.js'
 import { ByteBudget } from '../../lib/byte-budget.js'
 
@@ -87,7 +88,8 @@ export default definePlugin(
           new ByteBudget(request.answerBudget),
         )
         reply.code(answer.status).type('application/json')
-        if (answer.text !== undefined) return reply.send(answer.text)
+        // Written as the client reads, the event loop given back between the responses.
+        if (answer.pieces !== undefined) return reply.send(pacedStream(answer.pieces))
         return answer.body === undefined ? reply.send() : reply.send(JSON.stringify(answer.body))
       },
     )

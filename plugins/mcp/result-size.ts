@@ -1,3 +1,5 @@
+import { runSteps, type Steps } from '../../lib/paced-stream.js'
+
 /**
  * One tool result is at most RESULT_LIMIT bytes as written in the JSON-RPC answer, its
  * `structuredContent` and the same JSON as text together. The list tools ask their REST routes for
@@ -62,9 +64,15 @@ export function markNext(page: Page, offset: number): void {
 
 /** Cuts `structured` (already the agent's answer) until its result fits RESULT_LIMIT; returns it. */
 export function fitResult(structured: Record<string, unknown>, offsetOf: (page: Page) => number): Record<string, unknown> {
+  return runSteps(fitResultSteps(structured, offsetOf))
+}
+
+/** The same as steps: each measurement of a result near a megabyte is a step (paced by the caller). */
+export function* fitResultSteps(structured: Record<string, unknown>, offsetOf: (page: Page) => number): Steps<Record<string, unknown>> {
   if (resultBytes(structured) <= RESULT_LIMIT) return structured
   const pages = pagesOf(structured)
   for (;;) {
+    yield
     const longest = pages.reduce<Page | undefined>(
       (a, p) => (p.items.length > 1 && (!a || p.items.length > a.items.length) ? p : a),
       undefined,
@@ -74,7 +82,7 @@ export function fitResult(structured: Record<string, unknown>, offsetOf: (page: 
     markNext(longest, offsetOf(longest))
     if (resultBytes(structured) <= RESULT_LIMIT) return structured
   }
-  return shortenTexts(structured)
+  return yield* shortenTexts(structured)
 }
 
 /**
@@ -82,10 +90,11 @@ export function fitResult(structured: Record<string, unknown>, offsetOf: (page: 
  * character cut saves at least two bytes (it is written twice), so one cut of the excess over
  * two usually suffices: a few measurements, not one per halving.
  */
-function shortenTexts(structured: Record<string, unknown>): Record<string, unknown> {
+function* shortenTexts(structured: Record<string, unknown>): Steps<Record<string, unknown>> {
   const cut = new Set<string>()
   structured.truncated = { fields: [], message: TRUNCATED }
   for (let round = 0, bytes = resultBytes(structured); round < 32 && bytes > RESULT_LIMIT; round++, bytes = resultBytes(structured)) {
+    yield
     const found = longestString(structured, '')
     if (!found || found.value.length < 64) break
     const keep = Math.max(0, found.value.length - Math.ceil((bytes - RESULT_LIMIT) / 2) - 64)

@@ -31,8 +31,12 @@ const RESERVE_PER_CALL = 256
 export interface HttpAnswer {
   status: 200 | 202 | 400
   body?: JsonRpcResponse | JsonRpcError
-  /** A batch's answer, already written: each response is serialized once, as it is made. */
-  text?: string
+  /**
+   * A batch's answer as the pieces of its text (`[`, the responses with their commas, `]`): each
+   * response is serialized once, as it is made, and the route streams the pieces instead of joining
+   * them (a batch answer is up to the answer budget, 16 MiB).
+   */
+  pieces?: string[]
 }
 
 /**
@@ -98,7 +102,7 @@ export async function handlePost(
     }
     if (response) parts.push(text ?? JSON.stringify(response))
   }
-  return parts.length ? { status: 200, text: `[${parts.join(',')}]` } : { status: 202 }
+  return parts.length ? { status: 200, pieces: ['[', ...parts.flatMap((part, i) => (i ? [',', part] : [part])), ']'] } : { status: 202 }
 }
 
 const notRun = (id: Id): JsonRpcError =>

@@ -30,6 +30,8 @@ export class RealtimeClient {
     private readonly drop: (client: RealtimeClient, reason: DropReason) => void,
     /** The event patterns it receives: '*' until it subscribes (or `?subscribe=` at connect). */
     private patterns: string[] = ['*'],
+    /** Whether the user may read another user's event now (the bus's readers rules: what is shared with them). */
+    private readonly readable: (userId: string, event: Pick<HearthEvent, 'type' | 'userId' | 'data'>) => boolean = () => false,
   ) {
     socket.on('pong', () => {
       this.alive = true
@@ -38,13 +40,17 @@ export class RealtimeClient {
   }
 
   /**
-   * Own events only; system-wide events (no userId, e.g. driver swaps) go to admins and owners; a
-   * key sees what its scope reads over REST (docs/api.md: sync keys reach records only).
+   * Own events, and another member's events the user may read now (a record of a collection they
+   * share with this user: asked at each delivery, so an unshare stops them at once); system-wide
+   * events (no userId, e.g. driver swaps) go to admins and owners; a key sees what its scope reads
+   * over REST (docs/api.md: sync keys reach records only).
    */
-  wants(event: Pick<HearthEvent, 'type' | 'userId'>): boolean {
-    const mine = event.userId === null ? this.auth.role === 'owner' || this.auth.role === 'admin' : event.userId === this.auth.userId
-    if (!mine || (this.auth.scope === 'sync' && !RECORD_EVENT.test(event.type))) return false
-    return this.patterns.some((p) => matches(p, event.type))
+  wants(event: Pick<HearthEvent, 'type' | 'userId' | 'data'>): boolean {
+    const system = event.userId === null
+    if (system ? this.auth.role !== 'owner' && this.auth.role !== 'admin' : false) return false
+    if (this.auth.scope === 'sync' && !RECORD_EVENT.test(event.type)) return false
+    if (!this.patterns.some((p) => matches(p, event.type))) return false
+    return system || event.userId === this.auth.userId || (this.auth.userId !== null && this.readable(this.auth.userId, event))
   }
 
   send(text: string, bytes: number): void {

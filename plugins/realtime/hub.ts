@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws'
 import type { AuthContext, EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { type DropReason, RealtimeClient } from './client.js'
 import { briefMessage } from './brief.js'
-import { type Journal, MAX_EVENT_BYTES } from './journal.js'
+import { type Journal, type JournalEntry, MAX_EVENT_BYTES } from './journal.js'
 
 /** The credentials a client connected with, re-checked every ping interval. */
 export interface Credentials {
@@ -75,9 +75,22 @@ export function createHub(opts: HubOptions) {
     client.socket.close(AUTH_EXPIRED, 'authentication expired')
   }
 
-  /** Without a journal nothing can be replayed: any cursor but the current one needs a resync. */
+  /**
+   * Without a journal nothing can be replayed: any cursor but the current one needs a resync. The
+   * journal hands the user's own events, system-wide ones, and those of the members who share
+   * something with them now; each of the latter is asked again (client.wants) whether it may be read.
+   */
   const resume = (since: number, userId: string | null) =>
-    opts.journal ? opts.journal.replay(since, userId) : { resync: since !== seq, last: seq, entries: [] }
+    opts.journal
+      ? opts.journal.replay(since, userId, userId === null ? [] : opts.events.readableOwners(userId))
+      : { resync: since !== seq, last: seq, entries: [] }
+
+  /** A journaled event as `wants` judges it: another member's is read back from its message (its data says whose and where). */
+  const judged = (entry: JournalEntry, userId: string | null) => ({
+    type: entry.type,
+    userId: entry.userId,
+    data: entry.userId === null || entry.userId === userId ? null : (JSON.parse(entry.message) as { data?: unknown }).data,
+  })
 
   const credentials = new WeakMap<RealtimeClient, Credentials>()
   // A role change, a disabled user or a revoked key takes effect at once, not at the next ping.
@@ -117,6 +130,7 @@ export function createHub(opts: HubOptions) {
         opts.maxBufferBytes,
         drop,
         subscribe,
+        (userId, event) => opts.events.mayRead(userId, event),
       )
       clients.add(client)
       credentials.set(client, { authorization: given.authorization, 'x-svc-user-id': given['x-svc-user-id'] })
@@ -124,7 +138,8 @@ export function createHub(opts: HubOptions) {
       const last = opts.journal?.last() ?? seq
       const replay = options.since === undefined ? null : resume(options.since, auth.userId)
       if (replay?.resync) client.control('resync_required', { since: options.since, seq: replay.last })
-      const missed = replay && !replay.resync ? replay.entries.filter((e) => client.wants(e)).map((e) => e.message) : []
+      const missed =
+        replay && !replay.resync ? replay.entries.filter((e) => client.wants(judged(e, auth.userId))).map((e) => e.message) : []
       client.control('ready', { user_id: auth.userId, subscribe, seq: last, replay: missed.length })
       if (missed.length) void client.replay(missed)
       return client

@@ -66,8 +66,9 @@ export function createJournal(db: Database.Database, options: JournalOptions) {
   const q = preparedOnUse(db, {
     insert: () => db.prepare('INSERT INTO realtime_journal (seq, user_id, type, at_ms, message, bytes_before) VALUES (?, ?, ?, ?, ?, ?)'),
     after: () =>
-      db.prepare<[number, number, string | null], { seq: number; user_id: string | null; type: string; message: string }>(
-        'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? AND (user_id = ? OR user_id IS NULL) ORDER BY seq',
+      db.prepare<[number, number, string | null, string], { seq: number; user_id: string | null; type: string; message: string }>(
+        'SELECT seq, user_id, type, message FROM realtime_journal WHERE seq > ? AND seq <= ? ' +
+          'AND (user_id = ? OR user_id IS NULL OR user_id IN (SELECT value FROM json_each(?))) ORDER BY seq',
       ),
     // INDEXED BY: left to itself SQLite answers max(seq) by walking the table back from the newest row
     // until one is old enough, reading every event kept (migrations/002-journal-age-index.sql).
@@ -219,17 +220,20 @@ export function createJournal(db: Database.Database, options: JournalOptions) {
     },
 
     /**
-     * What a client resuming after `since` gets: the entries of `userId` (and system-wide ones)
-     * up to now, or resync when events after `since` may be gone (trimmed, lost in a crash) or
-     * `since` is from the future (another journal: a restored backup, another instance).
+     * What a client resuming after `since` gets: the entries of `userId`, of the users in `others`
+     * (whose events the caller then judges one by one) and system-wide ones, up to now; or resync
+     * when events after `since` may be gone (trimmed, lost in a crash) or `since` is from the
+     * future (another journal: a restored backup, another instance).
      */
-    replay(since: number, userId: string | null): Replay {
+    replay(since: number, userId: string | null, others: readonly string[] = []): Replay {
       if (since < trimmedThrough || since > last) return { resync: true, last }
       if (!db.inTransaction) flush()
-      const written = q.after.all(since, last, userId).map((r) => ({ seq: r.seq, userId: r.user_id, type: r.type, message: r.message }))
+      const written = q.after
+        .all(since, last, userId, JSON.stringify(others))
+        .map((r) => ({ seq: r.seq, userId: r.user_id, type: r.type, message: r.message }))
       // Rows still queued (a replay from inside a transaction) come from memory.
       const queued = pending
-        .filter(([seq, owner]) => seq > since && (owner === userId || owner === null))
+        .filter(([seq, owner]) => seq > since && (owner === userId || owner === null || (owner !== null && others.includes(owner))))
         .map(([seq, owner, type, , message]) => ({ seq, userId: owner, type, message }))
       return { resync: false, last, entries: [...written, ...queued] }
     },

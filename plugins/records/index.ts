@@ -6,6 +6,8 @@ import { recordRoutes } from './routes/records.js'
 import { eventOccurrences } from './resources/event-occurrences.js'
 import { isZone } from '../../lib/timezone/wall-clock.js'
 import { createRecordsService } from './service.js'
+import { shareRoutes } from './routes/shares.js'
+import { createShares, type Shares } from './sharing/shares.js'
 import type { RecordsPluginService } from './public.js'
 
 const Config = Type.Object({
@@ -36,6 +38,7 @@ export default definePlugin(
       events: 'The calendar: recurring events expanded in a window, iCalendar import and export',
       tasks:
         'To-dos (VTODO): due dates, priorities, lists, subtasks, recurring tasks that move on when completed, iCalendar import and export',
+      shares: 'Sharing a calendar, the address book, a task list or a note with another member, for reading or writing',
     },
     prefix: '',
     migrations: new URL('./migrations/', import.meta.url),
@@ -45,6 +48,8 @@ export default definePlugin(
   async (app, api) => {
     if (!isZone(api.config.timezone))
       throw new Error(`HEARTH_TIMEZONE: ${api.config.timezone} is not an IANA time zone (e.g. Europe/Paris)`)
+    // Late-bound: the shares need the service, and the service tells them of erased notes.
+    const late: { shares?: Shares } = {}
     const service = createRecordsService({
       db: api.db,
       events: api.events,
@@ -53,12 +58,30 @@ export default definePlugin(
       timezone: api.config.timezone,
       recordCacheBytes: api.config.recordCacheMb * 1024 * 1024,
       metrics: api.metrics,
+      onErased: (resource, record) => {
+        if (resource === 'notes') late.shares?.noteErased(String(record.owner_id), record.id)
+      },
     })
+    const shares = (late.shares = createShares({ db: api.db, records: service, events: api.events, member: api.auth.member, now: api.now }))
+    // Realtime hands a record's events to the members who may read it now, not only to its owner.
+    for (const resource of service.resources) {
+      const def = service.definition(resource)
+      if (!def.sharing) continue
+      api.events.readers(`${def.singular}.*`, {
+        owners: (userId) => service.access.ownersSharingWith(userId),
+        mayRead: (userId, event) =>
+          event.userId !== null &&
+          typeof event.data === 'object' &&
+          event.data !== null &&
+          service.access.mayRead(userId, def, { ...(event.data as Record<string, unknown>), owner_id: event.userId }),
+      })
+    }
     const occurrences = eventOccurrences(service, api.db)
     // Other plugins (DAV, MCP, sync connectors, digest, AI) reach records through this, never the tables.
     api.services.provide<RecordsPluginService>({ service, occurrences })
     await recordRoutes(app, { service, occurrences })
     await noteArchiveRoutes(app, { service })
+    await shareRoutes(app, { shares })
     await importExportRoutes(app, { service, occurrences, events: api.events, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.

@@ -1,7 +1,10 @@
 /**
  * The records service: everything the routes, the import/export routes and
  * the bench do with notes, contacts, events and tasks. Resource names are 'notes',
- * 'contacts', 'events', 'tasks'; every call is scoped by `userId`; bodies are validated
+ * 'contacts', 'events', 'tasks'; `userId` is the caller: every read answers what they may read (their own
+ * records and those of the collections shared with them, sharing/access.ts decides), every write
+ * passes the same access check (404 unreadable, 403 read-only); a record's `owner_id` says whose
+ * it is, and a create body naming another member's `owner_id` writes into their collection; bodies are validated
  * here with the same schemas the routes declare, so a bad entry throws an
  * HttpError (VALIDATION_ERROR with details {field, constraint}) whoever calls.
  *
@@ -12,7 +15,8 @@
  *       bad ones reported by index with their HttpError; nothing half-written.
  *   get(userId, resource, id, { includeDeleted })      → record or 404
  *   list(userId, resource, query, { bytes })           → { items, total } (API list semantics; reading stops past `bytes`)
- *   listAll(userId, resource, { includeDeleted })      → every record, oldest first
+ *   listPaced(userId, resource, query, { bytes })      → the same, the event loop given back between chunks of rows read
+ *   listAll(userId, resource, { includeDeleted })      → every record of the user's own, oldest first
  *   batches(userId, resource, { includeDeleted, rows }) → every record, oldest first, a batch at a time (export)
  *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
  *   mergeCustom(userId, resource, id, fields, { ifMatch }) → record    (emits <x>.updated)
@@ -38,6 +42,7 @@ import { type CustomFields, mergeCustomFields } from './engine/custom-fields.js'
 import { type Engine, engineFor } from './engine/engine.js'
 import { checkReferences } from './engine/references.js'
 import { ifMatchHolds } from '../../lib/etag.js'
+import { pacedSteps } from '../../lib/paced-stream.js'
 import { preconditionFailed, versionOf } from './engine/etag.js'
 import { propertyStore, type StoredProperty } from './engine/properties.js'
 import { ExternalWrites } from './engine/external-writes.js'
@@ -47,6 +52,7 @@ import type { Page } from './engine/list.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
 import type { Check } from './engine/validate.js'
 import { resources } from './resources/index.js'
+import { type RecordAction, RecordAccess } from './sharing/access.js'
 
 export type ResourceName = keyof typeof resources
 export type { ApiRecord, Page }
@@ -75,6 +81,12 @@ export interface RecordsService {
    * no field for stays with the record); [] removes them. The record must be the user's.
    */
   setProperties(userId: string, resource: ResourceName, id: string, lines: StoredProperty[]): void
+  /** Who may read and write which records (the sharing rules every method here applies). */
+  readonly access: RecordAccess
+  /** The shares made with this user changed: their cached list results are computed again. */
+  sharingChanged(userId: string): void
+  /** Everyone who may read this record now (its owner first): who hears of its changes. */
+  readers(resource: ResourceName, record: Record<string, unknown>): string[]
   /** Ids of the user's records that kept a property with this value (a UID an earlier import carried). */
   recordsWithProperty(userId: string, resource: ResourceName, name: string, value: string): string[]
   /** The instance's IANA time zone (HEARTH_TIMEZONE). */
@@ -83,13 +95,16 @@ export interface RecordsService {
   importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: { source?: string | null; emit?: boolean }): ImportResult
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
   list(userId: string, resource: ResourceName, query: Partial<ListQuery>, opts?: { bytes?: number }): Page
+  /** The same page, read a chunk of records at a time with the event loop given back between them (the routes, large pages). */
+  listPaced(userId: string, resource: ResourceName, query: Partial<ListQuery>, opts?: { bytes?: number }): Promise<Page>
+  /** The user's own records (not those shared with them): what their own collections hold. */
   listAll(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean }): ApiRecord[]
   /**
    * Every record, oldest first, in batches of at most `rows` (default 32), each read when the one
    * before has been used: whoever walks all of a user's records (an export, an index) holds one
    * batch. Records written meanwhile come in a later batch when their row is newer.
    */
-  batches(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean; rows?: number }): Generator<ApiRecord[]>
+  batches(userId: string, resource: ResourceName, opts?: { includeDeleted?: boolean; rows?: number; own?: boolean }): Generator<ApiRecord[]>
   update(userId: string, resource: ResourceName, id: string, patch: unknown, opts?: WriteOptions): ApiRecord
   mergeCustom(userId: string, resource: ResourceName, id: string, fields: unknown, opts?: WriteOptions): ApiRecord
   setArchived(userId: string, id: string, archived: boolean, opts?: WriteOptions): ApiRecord
@@ -116,6 +131,8 @@ export interface ServiceDeps {
   metrics?: Pick<Metrics, 'register'>
   /** The instance's IANA time zone: events' default zone and the zone of date windows (default UTC). */
   timezone?: string
+  /** Told when a record is erased for good (the shares of a note go with it). */
+  onErased?: (resource: ResourceName, record: ApiRecord) => void
 }
 
 export function createRecordsService({
@@ -127,7 +144,9 @@ export function createRecordsService({
   recordCacheBytes = 32 * 1024 * 1024,
   metrics,
   timezone = 'UTC',
+  onErased,
 }: ServiceDeps): RecordsService {
+  const access = new RecordAccess(db)
   const context = { zone: timezone }
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
@@ -166,18 +185,44 @@ export function createRecordsService({
     return e
   }
   const iso = () => new Date(now()).toISOString()
-  // Every change goes through here: the user's cached list results go stale at once, except those
-  // the query cache can carry across the write of one record in its own row (`row`: its sequence
-  // number, as the write returned it; none for writes of several rows, imports and erasures).
-  const emit = (e: Engine, action: string, userId: string, id: string, data: unknown, row?: { seq: number; created: boolean }) => {
-    cache.bump(userId, row && { resource: e.def.name, ...row })
-    events.emit(`${e.def.singular}.${action}`, { userId, id, at: iso(), data })
+  /** Who reads these records (as they were and as they are): whose cached lists a change makes stale. */
+  const audience = (e: Engine, ...records: Array<Record<string, unknown>>) => new Set(records.flatMap((r) => access.readers(e.def, r)))
+  // Every change goes through here: the cached list results of everyone who reads the record go
+  // stale at once, except those the query cache can carry across the write of one record in its
+  // own row (`row`: its sequence number, as the write returned it; none for writes of several
+  // rows, imports and erasures). The event is the owner's (`userId`); realtime also hands it to
+  // those who may read it when it is delivered.
+  const emit = (
+    e: Engine,
+    action: string,
+    readers: Set<string>,
+    owner: string,
+    id: string,
+    data: unknown,
+    row?: { seq: number; created: boolean },
+  ) => {
+    for (const reader of readers) cache.bump(reader, row && { resource: e.def.name, ...row })
+    events.emit(`${e.def.singular}.${action}`, { userId: owner, id, at: iso(), data })
+  }
+  /** What an erasure's event carries: the id, whose it was and its collection (realtime decides who hears of it). */
+  const erased = (e: Engine, record: Record<string, unknown>) => {
+    const column = e.def.sharing?.column
+    return { id: record.id as string, owner_id: record.owner_id, ...(column && column !== 'id' ? { [column]: record[column] } : {}) }
   }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
 
-  const active = (e: Engine, userId: string, id: string): ApiRecord => {
-    const record = e.store.get(userId, id)
-    if (!record || record.deleted_at) throw notFound(e)
+  /** The record whoever owns it, once the caller may do `action` to it (404 when they may not read it, 403 read-only). */
+  const found = (e: Engine, caller: string, id: string, action: RecordAction): ApiRecord => {
+    const record = e.store.find(id)
+    if (!record) throw notFound(e)
+    access.check(caller, e.def, record, action)
+    return record
+  }
+
+  /** As `found`, for a record out of the trash. */
+  const active = (e: Engine, caller: string, id: string, action: RecordAction = 'update'): ApiRecord => {
+    const record = found(e, caller, id, action)
+    if (record.deleted_at) throw notFound(e)
     return record
   }
 
@@ -192,8 +237,8 @@ export function createRecordsService({
   }
 
   /** After a write statement wrote nothing although the record was there: it changed meanwhile. */
-  const changedMeanwhile = (e: Engine, userId: string, id: string) => {
-    const now = e.store.get(userId, id)
+  const changedMeanwhile = (e: Engine, owner: string, id: string) => {
+    const now = e.store.get(owner, id)
     return now ? preconditionFailed(now.etag as string) : notFound(e)
   }
 
@@ -207,22 +252,28 @@ export function createRecordsService({
     checkReferences(e.def, stores, userId, record, changed)
   }
 
-  /** Validates and completes a new record; nothing is written. */
+  /**
+   * Validates and completes a new record of `caller`'s, or of the member its `owner_id` names
+   * when they share that collection with the caller for writing; nothing is written.
+   */
   const build = (
     e: Engine,
-    userId: string,
+    caller: string,
     body: unknown,
     extras: Record<string, unknown>,
     source: string | null | undefined,
   ): ApiRecord => {
     e.checkCreate(body)
-    const input = body as Record<string, unknown>
+    const { owner_id: owner, ...input } = body as Record<string, unknown>
     const stamp = iso()
     const record: ApiRecord = { id: randomUUID(), ...structuredClone(e.def.defaults), ...input }
     record.custom_fields = input.custom_fields ? mergeCustomFields(null, input.custom_fields as CustomFields) : null
     for (const key of Object.keys(e.def.importExtras ?? {})) if (extras[key] !== undefined) record[key] = extras[key]
     dedupeTags(record)
-    settle(e, userId, record, new Set(Object.keys(input)), null)
+    // Whose collection it goes into is checked first: nothing of another member's records is looked at before.
+    record.owner_id = (owner as string | undefined) ?? caller
+    access.check(caller, e.def, record, 'create')
+    settle(e, String(record.owner_id), record, new Set(Object.keys(input)), null)
     record.source = (extras.source as string | undefined) ?? source ?? 'local'
     record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
     record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
@@ -233,12 +284,27 @@ export function createRecordsService({
   const service: RecordsService = {
     resources: Object.keys(resources) as ResourceName[],
     definition: (resource) => engine(resource).def,
+    access,
+    readers: (resource, record) => access.readers(engine(resource).def, record),
+    sharingChanged: (userId) => cache.bump(userId),
     properties: (userId, resource) => properties.forUser(userId, resource),
-    propertiesOf: (userId, resource, ids) => properties.of(userId, resource, ids),
-    setProperties(userId, resource, id, lines) {
+    propertiesOf(userId, resource, ids) {
+      // Each record's lines are kept under its owner: asked of each owner for the records the caller may read.
       const e = engine(resource)
-      if (!e.store.get(userId, id)) throw notFound(e)
-      properties.set(userId, resource, id, lines)
+      const byOwner = new Map<string, string[]>()
+      for (const id of ids) {
+        const record = e.store.find(id)
+        if (!record || !access.mayRead(userId, e.def, record)) continue
+        const owner = String(record.owner_id)
+        byOwner.set(owner, [...(byOwner.get(owner) ?? []), id])
+      }
+      const out = new Map<string, StoredProperty[]>()
+      for (const [owner, owned] of byOwner) for (const [id, lines] of properties.of(owner, resource, owned)) out.set(id, lines)
+      return out
+    },
+    setProperties(userId, resource, id, lines) {
+      const record = found(engine(resource), userId, id, 'update')
+      properties.set(String(record.owner_id), resource, id, lines)
     },
     recordsWithProperty: (userId, resource, name, value) => properties.recordsWith(userId, resource, name, value),
     timezone,
@@ -246,8 +312,9 @@ export function createRecordsService({
     create(userId, resource, body, opts = {}) {
       const e = engine(resource)
       const record = build(e, userId, body, {}, opts.source)
-      const seq = e.store.insert(userId, record)
-      emit(e, 'created', userId, record.id, record, { seq, created: true })
+      const owner = String(record.owner_id)
+      const seq = e.store.insert(owner, record)
+      emit(e, 'created', audience(e, record), owner, record.id, record, { seq, created: true })
       return record
     },
 
@@ -280,26 +347,35 @@ export function createRecordsService({
       })
       db.transaction(() => {
         for (const record of result.created) {
-          e.store.insert(userId, record)
+          e.store.insert(String(record.owner_id), record)
           const lines = kept.get(record.id)
-          if (lines) properties.set(userId, resource, record.id, lines)
+          if (lines) properties.set(String(record.owner_id), resource, record.id, lines)
         }
       })()
-      cache.bump(userId)
-      if (opts.emit !== false) for (const r of result.created) emit(e, 'created', userId, r.id, r)
+      const readers = audience(e, ...result.created)
+      for (const reader of readers.size ? readers : [userId]) cache.bump(reader)
+      if (opts.emit !== false) for (const r of result.created) emit(e, 'created', readers, String(r.owner_id), r.id, r)
       return result
     },
 
     get(userId, resource, id, opts = {}) {
       const e = engine(resource)
-      const record = e.store.get(userId, id)
+      const record = e.store.find(id)
       if (!record || (record.deleted_at && !opts.includeDeleted)) throw notFound(e)
+      access.check(userId, e.def, record, 'read')
       return record
     },
 
     list(userId, resource, query, opts = {}) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
-      return engine(resource).lister.list(userId, q, { now: now(), zone: timezone }, opts.bytes)
+      const e = engine(resource)
+      return e.lister.list(access.view(userId, e.def, q.owner === 'me'), q, { now: now(), zone: timezone }, opts.bytes)
+    },
+
+    listPaced(userId, resource, query, opts = {}) {
+      const q = { limit: 20, offset: 0, ...query } as ListQuery
+      const e = engine(resource)
+      return pacedSteps(e.lister.listSteps(access.view(userId, e.def, q.owner === 'me'), q, { now: now(), zone: timezone }, opts.bytes))
     },
 
     listAll(userId, resource, opts = {}) {
@@ -307,11 +383,16 @@ export function createRecordsService({
     },
 
     *batches(userId, resource, opts = {}) {
-      const { store } = engine(resource)
+      const { store, def } = engine(resource)
       const rows = opts.rows ?? 32
       for (let after = 0; ;) {
-        const batch = store.after(userId, Boolean(opts.includeDeleted), after, rows)
-        if (batch.length > 0) yield batch.map((b) => b.record)
+        // The shares are read again for each batch: a collection unshared meanwhile stops at once.
+        const view = access.view(userId, def, opts.own)
+        const batch = view.visible
+          ? store.afterIn(view.scope, Boolean(opts.includeDeleted), after, rows)
+          : store.after(userId, Boolean(opts.includeDeleted), after, rows)
+        const readable = view.visible ? batch.filter((b) => view.visible?.(b.record)) : batch
+        if (readable.length > 0) yield readable.map((b) => b.record)
         if (batch.length < rows) return
         after = batch[batch.length - 1].seq
       }
@@ -332,9 +413,11 @@ export function createRecordsService({
             : mergeCustomFields(current.custom_fields as CustomFields, change.custom_fields as CustomFields)
       }
       dedupeTags(next)
-      settle(e, userId, next, new Set(Object.keys(change)), current)
+      // Moved to another collection (an event to another calendar): the caller must write there too.
+      if (RecordAccess.target(e.def, next) !== RecordAccess.target(e.def, current)) access.check(userId, e.def, next, 'create')
+      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
       next.updated_at = iso()
-      return write(e, userId, next, version)
+      return write(e, current, next, version)
     },
 
     act(userId, resource, id, action, opts = {}) {
@@ -346,16 +429,16 @@ export function createRecordsService({
       const change = run.apply(current, { ...context, now: now() })
       if (!change) return current
       const next: ApiRecord = { ...current, ...change }
-      settle(e, userId, next, new Set(Object.keys(change)), current)
+      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
       next.updated_at = iso()
-      return write(e, userId, next, version)
+      return write(e, current, next, version)
     },
 
     setExtras(userId, resource, id, fields) {
       const e = engine(resource)
       e.checkExtras(fields)
       const current = active(e, userId, id)
-      return write(e, userId, { ...current, ...fields, updated_at: iso() })
+      return write(e, current, { ...current, ...fields, updated_at: iso() })
     },
 
     mergeCustom(userId, resource, id, fields, opts = {}) {
@@ -368,7 +451,7 @@ export function createRecordsService({
         custom_fields: mergeCustomFields(current.custom_fields as CustomFields, fields as CustomFields),
         updated_at: iso(),
       }
-      return write(e, userId, next, version)
+      return write(e, current, next, version)
     },
 
     setArchived(userId, id, archived, opts = {}) {
@@ -376,42 +459,42 @@ export function createRecordsService({
       const current = active(e, userId, id)
       const version = expected(current, opts.ifMatch)
       if (current.archived === archived) return current
-      return write(e, userId, { ...current, archived, updated_at: iso() }, version)
+      return write(e, current, { ...current, archived, updated_at: iso() }, version)
     },
 
     remove(userId, resource, id, opts = {}) {
       const e = engine(resource)
       if (opts.permanent) {
-        // Conditional: the record (in the trash or not) must be there to compare with.
-        let version: number | null = null
-        if (opts.ifMatch !== undefined) {
-          const current = e.store.get(userId, id)
-          if (!current) throw notFound(e)
-          version = expected(current, opts.ifMatch)
-        }
-        if (!e.store.remove(userId, id, version)) throw version === null ? notFound(e) : changedMeanwhile(e, userId, id)
-        emit(e, 'deleted', userId, id, { id })
+        // The record (in the trash or not) must be there: whose it is decides who may erase it.
+        const current = found(e, userId, id, 'delete')
+        const owner = String(current.owner_id)
+        const version = opts.ifMatch === undefined ? null : expected(current, opts.ifMatch)
+        const readers = audience(e, current)
+        if (!e.store.remove(owner, id, version)) throw version === null ? notFound(e) : changedMeanwhile(e, owner, id)
+        emit(e, 'deleted', readers, owner, id, erased(e, current))
+        onErased?.(resource, current)
         return { id }
       }
-      const current = active(e, userId, id)
+      const current = active(e, userId, id, 'delete')
+      const owner = String(current.owner_id)
       const deletedAt = iso()
-      const next = e.store.setDeleted(userId, id, deletedAt, expected(current, opts.ifMatch))
-      if (next === null) throw changedMeanwhile(e, userId, id)
+      const next = e.store.setDeleted(owner, id, deletedAt, expected(current, opts.ifMatch))
+      if (next === null) throw changedMeanwhile(e, owner, id)
       const deleted = e.store.canonical({ ...current, deleted_at: deletedAt }, next.version)
-      emit(e, 'deleted', userId, id, deleted, { seq: next.seq, created: false })
+      emit(e, 'deleted', audience(e, current), owner, id, deleted, { seq: next.seq, created: false })
       return deleted
     },
 
     restore(userId, resource, id, opts = {}) {
       const e = engine(resource)
-      const current = e.store.get(userId, id)
-      if (!current) throw notFound(e)
+      const current = found(e, userId, id, 'restore')
+      const owner = String(current.owner_id)
       const version = expected(current, opts.ifMatch)
       if (!current.deleted_at) return current
-      const next = e.store.setDeleted(userId, id, null, version)
-      if (next === null) throw changedMeanwhile(e, userId, id)
+      const next = e.store.setDeleted(owner, id, null, version)
+      if (next === null) throw changedMeanwhile(e, owner, id)
       const restored = e.store.canonical({ ...current, deleted_at: null }, next.version)
-      emit(e, 'restored', userId, id, restored, { seq: next.seq, created: false })
+      emit(e, 'restored', audience(e, current), owner, id, restored, { seq: next.seq, created: false })
       return restored
     },
 
@@ -420,19 +503,24 @@ export function createRecordsService({
       let purged = 0
       for (const e of Object.values(engines)) {
         const gone = db.transaction(() => e.store.purge(cutoff))()
-        for (const { id, user_id } of gone) emit(e, 'deleted', user_id, id, { id })
+        for (const { user_id, ...row } of gone) {
+          const record = { ...row, owner_id: user_id }
+          emit(e, 'deleted', audience(e, record), user_id, row.id, erased(e, record))
+          onErased?.(e.def.name as ResourceName, record as ApiRecord)
+        }
         purged += gone.length
       }
       return purged
     },
   }
 
-  /** Writes a changed record (at version `version` when a condition holds it); the record as stored. */
-  function write(e: Engine, userId: string, changed: ApiRecord, version: number | null = null): ApiRecord {
-    const next = e.store.update(userId, changed, version)
-    if (next === null) throw changedMeanwhile(e, userId, changed.id)
+  /** Writes a changed record into its owner's table (at version `version` when a condition holds it); the record as stored. */
+  function write(e: Engine, current: ApiRecord, changed: ApiRecord, version: number | null = null): ApiRecord {
+    const owner = String(current.owner_id)
+    const next = e.store.update(owner, changed, version)
+    if (next === null) throw changedMeanwhile(e, owner, changed.id)
     const record = e.store.canonical(changed, next.version)
-    emit(e, 'updated', userId, record.id, record, { seq: next.seq, created: false })
+    emit(e, 'updated', audience(e, current, record), owner, record.id, record, { seq: next.seq, created: false })
     return record
   }
 

@@ -32,6 +32,12 @@ const plugin = definePlugin({ name: 'pages', version: '1.0.0', apiVersion: '^1.5
     total: 10,
   }))
   app.get('/budget', async (request) => ({ bytes: request.answerBudget }))
+  // Past the size a page is written whole at, it is streamed: the same bytes.
+  app.get('/streamed', { schema: { response: { 200: ListOf(Item) } } }, async () => ({ items: items(150, 10_000), total: 151 }))
+  app.get('/streamed-escaped', { schema: { response: { 200: ListOf(Item) } } }, async () => ({
+    items: Array.from({ length: 50 }, (_, id) => ({ id, text: `"é\u0001\n${'y'.repeat(6_000)}` })),
+    total: 50,
+  }))
 })
 
 t.test('a list page is cut before the item that would pass the budget; total stays true', async (t) => {
@@ -67,4 +73,42 @@ t.test('a list page is cut before the item that would pass the budget; total sta
   t.equal((await get('/big', { 'x-answer-budget': '999999999' })).json().data.length, 3, 'and never raises it')
   t.equal((await get('/budget', { 'x-answer-budget': '10' })).json().data.bytes, 4096, 'a budget below 4 KiB is taken as 4 KiB')
   t.equal((await get('/budget', { 'x-answer-budget': 'lots' })).json().data.bytes, BUDGET, 'a value that is not a number is ignored')
+})
+
+t.test('a large page is streamed: the same bytes, chunked, within the same budget', async (t) => {
+  const app = await build(t, { plugins: [plugin], env: { HEARTH_ANSWER_BUDGET: String(16 * BUDGET) } })
+  const o = await owner(app)
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    app.inject({ url: `/api/v1/pages${path}`, headers: auth(o.token, headers) })
+
+  const whole = await get('/streamed')
+  t.equal(whole.statusCode, 200)
+  t.equal(whole.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(whole.headers['transfer-encoding'], 'chunked', 'streamed, without Content-Length')
+  t.notOk(whole.headers['content-length'])
+  const page = JSON.parse(whole.body) as { data: Array<{ id: number }>; meta: { total: number } }
+  t.ok(page.data.length > 1 && page.data.length < 150, `${page.data.length} of 150 items within the budget`)
+  t.equal(
+    whole.body,
+    JSON.stringify({ data: items(page.data.length, 10_000), meta: { total: 151, limit: 150, offset: 0 }, tier: 'free' }),
+    'the bytes a page written whole would have',
+  )
+  t.ok(Buffer.byteLength(whole.body) <= 16 * BUDGET)
+
+  const escaped = await get('/streamed-escaped')
+  t.equal(escaped.headers['transfer-encoding'], 'chunked')
+  const items50 = Array.from({ length: 50 }, (_, id) => ({ id, text: `"é\u0001\n${'y'.repeat(6_000)}` }))
+  t.equal(
+    escaped.body,
+    JSON.stringify({ data: items50, meta: { total: 50, limit: 50, offset: 0 }, tier: 'free' }),
+    'escapes and UTF-8 as JSON writes them',
+  )
+
+  const lowered = await get('/streamed', { 'x-answer-budget': '30000' })
+  t.equal(lowered.json().data.length, 2, 'a lowered budget cuts a streamed page too')
+  t.ok(lowered.body.length <= 30000)
+
+  const small = await get('/small')
+  t.equal(small.headers['content-length'], String(Buffer.byteLength(small.body)), 'a small page is written whole, with its length')
+  t.notOk(small.headers['transfer-encoding'])
 })

@@ -232,9 +232,17 @@ export function createIndexer(d: IndexerDeps): Indexer {
         return
       }
       const id = e.id ?? data?.id
-      if (id) enqueue(e.userId, type, [id])
+      if (!id) return
+      // Everyone who reads the record (its owner, the members its collection is shared with) searches it in their own index.
+      const readers = data && typeof data === 'object' ? d.records.readers(type, { ...data, owner_id: e.userId }) : [e.userId]
+      for (const reader of readers) enqueue(reader, type, [id])
     })
   }
+  // A collection shared with a member, or no longer: their index is brought to what they may read (unchanged records are not embedded again).
+  d.on('share.*', (e) => {
+    const share = e.data as { with_user_id?: string } | null
+    if (e.userId && e.userId === share?.with_user_id && q.getState.get(e.userId)) reindex(e.userId)
+  })
 
   const runReindex = async (userId: string) => {
     // The records are read a batch at a time, twice: first for their ids (the vectors of records

@@ -332,3 +332,42 @@ t.test('a free user on a pro instance gets 403 on every semantic route, and no 5
     t.equal(res.json().error.code, 'INVALID_QUERY')
   }
 })
+
+t.test('semantic search holds what is shared with you, and stops holding it when unshared', async (t) => {
+  const { app, headers } = await indexed(t)
+  const owned = (await app.inject({ method: 'GET', url: '/api/v1/notes?search=bicycle', headers })).json().data[0]
+  const kid = await addUser(app, headers.authorization.slice('Bearer '.length))
+  const kidHeaders = auth(kid.token)
+  await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers: kidHeaders, payload: settings })
+  await app.inject({ method: 'POST', url: '/api/v1/ai/reindex', headers: kidHeaders })
+  await waitForIndex(app, kidHeaders)
+  t.equal((await search(app, kidHeaders, 'q=bicycle+chain+tyre&limit=5')).data.length, 0, 'nothing of the owner before sharing')
+
+  const share = (
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/shares',
+      headers,
+      payload: { kind: 'note', note_id: owned.id, with: kid.userId, access: 'read' },
+    })
+  ).json().data
+  await new Promise((r) => setTimeout(r, 50))
+  await waitForIndex(app, kidHeaders)
+  const found = await search(app, kidHeaders, 'q=bicycle+chain+tyre&limit=5')
+  t.same(
+    found.data.map((h) => h.id),
+    [owned.id],
+    'the shared note, and only it',
+  )
+  await app.inject({ method: 'PATCH', url: `/api/v1/notes/${owned.id}`, headers, payload: { content: 'Kayak paddles and a river map' } })
+  await new Promise((r) => setTimeout(r, 50))
+  await waitForIndex(app, kidHeaders)
+  t.equal(
+    (await search(app, kidHeaders, 'q=kayak+paddles+river&limit=1')).data[0]?.id,
+    owned.id,
+    "the owner's edit reached the sharee's index",
+  )
+
+  await app.inject({ method: 'DELETE', url: `/api/v1/shares/${share.id}`, headers })
+  t.equal((await search(app, kidHeaders, 'q=kayak+paddles+river&limit=5')).data.length, 0, 'unshared: gone from the results at once')
+})

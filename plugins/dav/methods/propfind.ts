@@ -13,15 +13,25 @@ export function propfind(r: DavRequest) {
   const { target } = r
   if (target.type === 'collection' && !r.exists(target.collection)) throw new HttpError('NOT_FOUND', 'No such collection')
   let cutAt = ROOT
-  let alreadyCut = false
+  let cut = false
   let members: Iterable<string> = []
   switch (target.type) {
     case 'collection': {
       cutAt = collectionPath(target.collection)
       if (deep) {
-        const all = r.objects.members(r.userId, target.collection)
-        alreadyCut = all.length > MAX_REPORT_ITEMS
-        members = objectResponses(r.props, target.collection, want, all.slice(0, MAX_REPORT_ITEMS))
+        const { collection } = target
+        // Members are read as the answer asks for them; one past the count bound says the answer is cut.
+        const firstMembers = function* () {
+          let n = 0
+          for (const obj of r.objects.eachMember(r.userId, collection)) {
+            if (n++ === MAX_REPORT_ITEMS) {
+              cut = true
+              return
+            }
+            yield obj
+          }
+        }
+        members = objectResponses(r.props, collection, want, firstMembers())
       }
       break
     }
@@ -34,7 +44,7 @@ export function propfind(r: DavRequest) {
   }
   return sendMultistatus(
     r.reply,
-    multistatusStream({ responses: responses(r, target, want, deep, members), cutAt, alreadyCut, budget: r.api.answerBudget() }),
+    multistatusStream({ responses: responses(r, target, want, deep, members), cutAt, alreadyCut: () => cut, budget: r.api.answerBudget() }),
   )
 }
 

@@ -150,7 +150,7 @@ t.test('webhooks: only where the outbound guard allows; at most 48 deliveries a 
   t.equal(received, 49)
 })
 
-t.test('a webhook body stays within its byte budget, cut with a marker', async (t) => {
+t.test('a webhook body stays within its byte budget: the digest is composed within it, and says it was cut', async (t) => {
   const bodies: string[] = []
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -185,11 +185,23 @@ t.test('a webhook body stays within its byte budget, cut with a marker', async (
   t.ok(Buffer.byteLength(body) <= 256 * 1024, `a body of ${Buffer.byteLength(body)} bytes, within 256 KiB`)
   const payload = JSON.parse(body)
   t.equal(payload.event, 'digest')
-  t.equal(payload.cut, true, 'the payload says it was cut')
-  t.equal(payload.data.truncated, true, 'and so does the digest')
-  t.ok(payload.data.events.length > 0, `${payload.data.events.length} of the 200 events kept`)
-  t.match(payload.data.events[0], { title: /^0 t+…$/, location: /^0 l+…$/ }, 'long texts shortened, and marked so')
+  t.equal(payload.data.truncated, true, 'the digest says it was cut')
+  const kept = payload.data.events as Array<{ title: string; location: string }>
+  t.ok(kept.length > 0 && kept.length < 200, `${kept.length} of the 200 events kept`)
+  // Event i starts at 08:00 + (i mod 10) hours: in start order, the earliest are kept.
+  const byStart = [...Array(200).keys()].sort((a, b) => (a % 10) - (b % 10) || a - b)
+  t.same(
+    kept.map((e) => Number(e.title.split(' ')[0])),
+    byStart.slice(0, kept.length),
+    'the first events, in order',
+  )
+  t.match(kept[0], { title: /^0 t{495}$/, location: /^0 l{995}$/ }, 'each whole')
   t.match(payload.data.markdown, /Some sections were cut short/)
+  t.same(
+    payload.data,
+    (await call('GET', '/digest?period=week')).body.data,
+    'the digest the API answers, as composed within the same budget',
+  )
 })
 
 t.test('past the shortened texts, the longest section loses its last entries until the body fits', async (t) => {

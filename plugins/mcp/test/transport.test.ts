@@ -40,7 +40,7 @@ t.test('tokens and scopes: bad token and revoked key 401, sync key 403, agent an
   t.match(refused.body.error, { code: 'INSUFFICIENT_SCOPE', details: { scope: 'sync' } }, 'sync keys serve sync connectors, not agents')
 
   const session = await connectHttp(base, o.token)
-  t.equal((await session.listTools()).tools.length, 22, "a user's own access token works too")
+  t.equal((await session.listTools()).tools.length, 31, "a user's own access token works too")
   await session.close()
 })
 
@@ -133,7 +133,7 @@ t.test('protocol: version negotiation, the version header, batches only under 20
     [1, 2, null],
     'one answer per request (and per invalid entry), in order, none for the notification',
   )
-  t.equal(old.body[1].result.tools.length, 22)
+  t.equal(old.body[1].result.tools.length, 31)
   t.equal((await send(batch, { 'mcp-protocol-version': '2025-03-26' })).status, 200)
   const modern = await send(batch, { 'mcp-protocol-version': '2025-06-18' })
   t.equal(modern.status, 400, 'batches left the protocol in 2025-06-18')

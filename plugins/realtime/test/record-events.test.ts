@@ -42,7 +42,7 @@ t.test('each record operation emits its event to its owner only', async (t) => {
   await step('note.deleted', 'DELETE', `/notes/${note.id}`)
   await step('note.restored', 'POST', `/notes/${note.id}/restore`)
   await call('DELETE', `/notes/${note.id}?permanent=true`)
-  expected.push({ type: 'note.deleted', id: note.id, data: { id: note.id } })
+  expected.push({ type: 'note.deleted', id: note.id, data: { id: note.id, owner_id: note.owner_id } })
 
   for (const [resource, singular, body, patch] of [
     ['contacts', 'contact', { first_name: 'Ada', last_name: 'Lovelace' }, { company: 'Analytical Engines' }],

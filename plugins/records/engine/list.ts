@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { HttpError } from '../../../core/plugin-api.js'
 import { ByteBudget } from '../../../lib/byte-budget.js'
 import { jsonBytesAtLeast } from '../../../lib/json-size.js'
+import { runSteps, type Steps } from '../../../lib/paced-stream.js'
 import type { Maintain, QueryCache, Written } from './query-cache.js'
 import { ftsQuery } from './fts.js'
 import { invalidQuery } from './validate.js'
@@ -27,6 +28,17 @@ interface Ranked {
   /** An occurrence of a repeating record: its start, and that start as the sort column's text. */
   at?: number
   sortValue?: string
+}
+
+/**
+ * Whose records a list reads: the caller (whose cached results these are), the SQL condition of
+ * the records they may read (sharing/access.ts: their own, or also those shared with them), and,
+ * when that reaches others' records, the same rule in code, asked of each record read.
+ */
+export interface ListView {
+  userId: string
+  scope: SqlClause
+  visible?: (record: ApiRecord) => boolean
 }
 
 /** A page's keys as the query cache holds them: sequence numbers in order, with the rank when ranked. */
@@ -89,8 +101,8 @@ export class RecordLister {
     return stmt
   }
 
-  private clauses(userId: string, q: ListQuery, ctx: ListContext): SqlClause[] {
-    const out: SqlClause[] = [{ sql: 't.user_id = ?', params: [userId], state: {} }]
+  private clauses(scope: SqlClause, q: ListQuery, ctx: ListContext): SqlClause[] {
+    const out: SqlClause[] = [scope]
     if (q.only_deleted) out.push({ sql: 't.deleted_at IS NOT NULL', params: [], state: { deleted: true } })
     else if (!q.include_deleted) out.push({ sql: 't.deleted_at IS NULL', params: [], state: { deleted: false } })
     const hidden = this.def.hiddenByDefault?.(q)
@@ -127,8 +139,14 @@ export class RecordLister {
    * One page. `bytes`: the answer's byte budget; reading stops at the first record that cannot fit
    * it any more (the core cuts the page to the exact bytes; this only keeps the work within them).
    */
-  list(userId: string, q: ListQuery, ctx: ListContext, bytes?: number): Page {
-    const where = this.clauses(userId, q, ctx)
+  list(view: ListView, q: ListQuery, ctx: ListContext, bytes?: number): Page {
+    return runSteps(this.listSteps(view, q, ctx, bytes))
+  }
+
+  /** The page as steps that pause between the chunks of records read (a large page is megabytes of rows). */
+  *listSteps(view: ListView, q: ListQuery, ctx: ListContext, bytes?: number): Steps<Page> {
+    const { userId, scope, visible } = view
+    const where = this.clauses(scope, q, ctx)
     const search = q.search?.trim()
     const match = search ? ftsQuery(search) : null
     if (search && !match) return { items: [], total: 0 }
@@ -187,7 +205,7 @@ export class RecordLister {
       ...(matched ? [matched] : []),
       ...(q.after === undefined
         ? []
-        : [this.keyset(userId, q, (Boolean(match) && q.sort === undefined) || (expansion !== undefined && window !== null))]),
+        : [this.keyset(scope, q, (Boolean(match) && q.sort === undefined) || (expansion !== undefined && window !== null))]),
     ]
 
     // Page first (sequence numbers and rank only), full rows after: sorting narrow rows is cheap.
@@ -198,22 +216,26 @@ export class RecordLister {
       tailParams: unknown[],
       maintain?: Maintain<PageKeys>,
       accept?: (record: ApiRecord) => boolean,
-    ): Ranked[] => {
+    ): Steps<Ranked[]> => {
       const all = [...filters, ...extra]
       const sql = `SELECT t.seq AS seq${ranked ? ', f.rank AS rank' : ''} FROM ${source} WHERE ${all.map((c) => c.sql).join(' AND ')} ${order} ${tail}`
       const params = [...(ranked ? [match] : []), ...all.flatMap((c) => c.params), ...tailParams]
       const page = () => this.prepare(sql).all(...params) as PageKeys
       const keys = this.cache ? this.cache.through(userId, `${sql}\u0000${JSON.stringify(params)}`, page, maintain) : page()
       keyCount = keys.length
-      if (keys.length === 0) return []
       const ranks = ranked ? new Map(keys.map((k) => [k.seq, k.rank ?? 0])) : null
-      return this.store
-        .bySeqs(
-          userId,
-          keys.map((k) => k.seq),
-          accept,
-        )
-        .map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
+      // Scoped beyond the caller's own rows, the keys say which records; each is asked again whether it may be read.
+      const read = this.store.bySeqsSteps(
+        visible ? null : userId,
+        keys.map((k) => k.seq),
+        accept,
+      )
+      return (function* () {
+        const rows = yield* read
+        return rows
+          .filter(({ record }) => !visible || visible(record))
+          .map(({ seq, record }) => ({ record, seq, rank: ranks?.get(seq) ?? 0 }))
+      })()
     }
 
     if (!expansion || !window) {
@@ -236,7 +258,13 @@ export class RecordLister {
               filters.filter((c) => c !== matched),
               matches,
             )
-      const rows = run([], 'LIMIT ? OFFSET ?', [q.limit, q.offset], maintain, bytes === undefined ? undefined : this.within(bytes, q))
+      const rows = yield* run(
+        [],
+        'LIMIT ? OFFSET ?',
+        [q.limit, q.offset],
+        maintain,
+        bytes === undefined ? undefined : this.within(bytes, q),
+      )
       // A short first page already is the whole result: no count query needed.
       total ??= q.offset === 0 && q.after === undefined && keyCount < q.limit ? keyCount : count([])
       return { items: this.project(rows, q), total }
@@ -248,10 +276,12 @@ export class RecordLister {
     if (window.from !== null) range.push({ sql: `${col} >= ?`, params: [new Date(window.from).toISOString()] })
     if (window.to !== null) range.push({ sql: `${col} <= ?`, params: [new Date(window.to).toISOString()] })
     const plain = [{ sql: `NOT (${expansion.repeatingSql})`, params: [] }, ...range]
-    const series = run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [MAX_SERIES])
+    const series = yield* run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [
+      MAX_SERIES,
+    ])
     // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
     const occurrences: Ranked[] = []
-    const replaced = this.overridden(userId, expansion, series)
+    const replaced = this.overridden(expansion, series)
     for (const s of series) {
       const skip = replaced.get(s.record.id as string)
       for (const at of expansion.starts(s.record, window, MAX_EXPANDED + 1 - occurrences.length)) {
@@ -287,8 +317,14 @@ export class RecordLister {
         break
       }
     }
-    const plainRows = run(plain, 'LIMIT ? OFFSET ?', [q.limit, offset - before])
-    const merged = [...plainRows, ...occurrences.slice(before, before + q.limit)].sort(compare)
+    const accept = bytes === undefined ? undefined : this.within(bytes, q)
+    const plainRows = yield* run(plain, 'LIMIT ? OFFSET ?', [q.limit, offset - before], undefined, accept)
+    let merged = [...plainRows, ...occurrences.slice(before, before + q.limit)].sort(compare)
+    // The budget stopped the plain rows early: past the last one read, a plain row left unread could
+    // sort before an occurrence, so the page ends there (the client continues from its length).
+    if (plainRows.length < Math.min(q.limit, plainTotal - (offset - before))) {
+      merged = merged.slice(0, merged.indexOf(plainRows[plainRows.length - 1] as Ranked) + 1)
+    }
     const page = merged.slice(0, q.limit).map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
     return { items: this.project(page, q), total: plainTotal + occurrences.length }
   }
@@ -366,17 +402,19 @@ export class RecordLister {
    * notes `offset=500000` walks half a million index entries). The anchor is the caller's own
    * record, in the trash or not; its sort value and sequence number are the position.
    */
-  private keyset(userId: string, q: ListQuery, unordered: boolean): SqlClause {
+  private keyset(scope: SqlClause, q: ListQuery, unordered: boolean): SqlClause {
     // A search without sort is ranked (or, past RANK_LIMIT matches, not): refused either way, so
     // whether a client may page by keyset never depends on how many records match.
     if (unordered) {
       throw invalidQuery('after', 'unsupported', 'after cannot page a search ranked by relevance or a ranged list of events: use offset')
     }
     const key = q.sort ?? this.def.sort.default
-    const raw = this.def.sort.expressions?.[key]?.('a') ?? `a.${key}`
-    const anchor = this.prepare(`SELECT ${raw} AS value, seq FROM ${this.def.name} a WHERE id = ? AND user_id = ?`).get(q.after, userId) as
-      { value: unknown; seq: number } | undefined
-    if (!anchor) throw invalidQuery('after', 'not_found', `after names no ${this.def.singular} of yours`)
+    const raw = this.def.sort.expressions?.[key]?.('t') ?? `t.${key}`
+    const anchor = this.prepare(`SELECT ${raw} AS value, t.seq AS seq FROM ${this.def.name} t WHERE t.id = ? AND ${scope.sql}`).get(
+      q.after,
+      ...scope.params,
+    ) as { value: unknown; seq: number } | undefined
+    if (!anchor) throw invalidQuery('after', 'not_found', `after names no ${this.def.singular} you may read`)
     const op = (q.order ?? this.def.sort.order) === 'desc' ? '<' : '>'
     const col = this.sortColumn(key)
     const value = this.def.sort.expressions?.[key]?.('t') ?? `t.${key}`
@@ -448,19 +486,29 @@ export class RecordLister {
     return view?.index ?? null
   }
 
-  /** Series id → the starts its overrides replace (they list as plain records of their own). */
-  private overridden(userId: string, expansion: NonNullable<ResourceDefinition['expansion']>, series: Ranked[]): Map<string, Set<number>> {
+  /**
+   * Series id → the starts its overrides replace (they list as plain records of their own). An
+   * override is its series' owner's: asked of each owner among the series (their own index).
+   */
+  private overridden(expansion: NonNullable<ResourceDefinition['expansion']>, series: Ranked[]): Map<string, Set<number>> {
     const out = new Map<string, Set<number>>()
     const spec = expansion.overrides
     if (!spec || series.length === 0) return out
-    const rows = this.prepare(
+    const byOwner = new Map<string, string[]>()
+    for (const s of series) {
+      const owner = String(s.record.owner_id)
+      byOwner.set(owner, [...(byOwner.get(owner) ?? []), s.record.id as string])
+    }
+    const stmt = this.prepare(
       `SELECT ${spec.seriesColumn} AS series, ${spec.startColumn} AS start FROM ${this.def.name} ` +
         `WHERE user_id = ? AND ${spec.seriesColumn} IN (SELECT value FROM json_each(?))`,
-    ).all(userId, JSON.stringify(series.map((s) => s.record.id))) as Array<{ series: string; start: string }>
-    for (const { series: id, start } of rows) {
-      const set = out.get(id) ?? new Set<number>()
-      set.add(Date.parse(start))
-      out.set(id, set)
+    )
+    for (const [owner, ids] of byOwner) {
+      for (const { series: id, start } of stmt.all(owner, JSON.stringify(ids)) as Array<{ series: string; start: string }>) {
+        const set = out.get(id) ?? new Set<number>()
+        set.add(Date.parse(start))
+        out.set(id, set)
+      }
     }
     return out
   }

@@ -45,19 +45,23 @@ export class RecordCache {
     return this.budget.limit > 0
   }
 
-  byIdFor(userId: string, id: string): ApiRecord | undefined {
+  /**
+   * The record kept under this id when it is `userId`'s; null: whoever owns it (the caller then
+   * asks sharing/access.ts whether it may be read: nothing here knows who may).
+   */
+  byIdFor(userId: string | null, id: string): ApiRecord | undefined {
     this.external.check()
     const hit = this.byId.get(id)
-    if (!hit || hit.userId !== userId) return this.counted(undefined)
+    if (!hit || (userId !== null && hit.userId !== userId)) return this.counted(undefined)
     // Least recently used goes first: a hit moves the entry to the end of the map's order.
     this.byId.delete(id)
     this.byId.set(id, hit)
     return this.counted(hit.record)
   }
 
-  bySeqFor(userId: string, seq: number): ApiRecord | undefined {
+  bySeqFor(userId: string | null, seq: number): ApiRecord | undefined {
     const hit = this.bySeq.get(seq)
-    return this.counted(hit && hit.userId === userId ? hit.record : undefined)
+    return this.counted(hit && (userId === null || hit.userId === userId) ? hit.record : undefined)
   }
 
   get heldBytes(): number {

@@ -37,10 +37,16 @@ export const managedFields = {
 /** Response schema of a full record: id, the resource's fields, then the managed fields. */
 export function recordSchema(fields: TProperties, example?: object): TObject {
   return Type.Object(
-    { id: Uuid, ...fields, custom_fields: Nullable(CustomFields), ...managedFields },
+    { id: Uuid, owner_id: OwnerId, ...fields, custom_fields: Nullable(CustomFields), ...managedFields },
     example ? { examples: [example] } : {},
   )
 }
+
+/** Whose record it is (read-only; docs/api.md "Sharing"). */
+const OwnerId = Type.String({
+  format: 'uuid',
+  description: 'the member whose record this is: you, or whoever shares its collection with you',
+})
 
 /** POST body: the writable fields, `required` listed, nothing else accepted. */
 export function createSchema(fields: TProperties, required: string[], example?: object): TObject {
@@ -48,6 +54,12 @@ export function createSchema(fields: TProperties, required: string[], example?: 
   for (const [key, schema] of Object.entries({ ...fields, custom_fields: Nullable(CustomFields) })) {
     props[key] = required.includes(key) ? schema : Type.Optional(schema)
   }
+  props.owner_id = Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: "default: you. Another member's id writes into their collection, which they share with you for writing",
+    }),
+  )
   return Type.Object(props, { additionalProperties: false, ...(example ? { examples: [example] } : {}) })
 }
 

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3'
 import { preparedOnUse } from '../../../core/plugin-api.js'
+import { runSteps, type Steps } from '../../../lib/paced-stream.js'
 import { etagOf } from './etag.js'
 import type { RecordCache } from './record-cache.js'
-import type { ApiRecord, ResourceDefinition } from './types.js'
+import type { ApiRecord, ResourceDefinition, SqlClause } from './types.js'
 
 /**
  * One resource's table: rows in and out (booleans as 0/1, arrays and objects
@@ -21,11 +22,28 @@ export interface WrittenRow {
 
 const MANAGED = ['source', 'created_at', 'updated_at', 'deleted_at'] as const
 
+/** A chunk of rows read by one statement stays under about this many bytes of text once one row is known. */
+const CHUNK_BYTES = 1024 * 1024
+
+/** The characters of a row's texts: what reading it copied (its small columns aside). */
+function textLength(row: Row): number {
+  let n = 0
+  for (const key in row) {
+    const value = row[key]
+    if (typeof value === 'string') n += value.length
+  }
+  return n
+}
+
 export class RecordStore {
   readonly columns: string[]
+  /** Statements of scoped reads, by their SQL (one per number of shares a caller has). */
+  private readonly scoped = new Map<string, Database.Statement>()
   private readonly stmt: {
     get: Database.Statement
+    find: Database.Statement
     bySeq: Database.Statement
+    bySeqAny: Database.Statement
     insert: Database.Statement
     update: Database.Statement
     setDeleted: Database.Statement
@@ -46,12 +64,17 @@ export class RecordStore {
     const t = def.name
     this.columns = Object.keys(def.columns)
     const writable = [...this.columns, ...MANAGED]
+    const collection = def.sharing?.column
     // Prepared on first use: an idle daemon, or one whose users never touch a resource, runs none of them.
     this.stmt = preparedOnUse(db, {
       get: `SELECT * FROM ${t} WHERE id = ? AND user_id = ?`,
+      // Whoever owns it: the records service asks sharing/access.ts before answering with it.
+      find: `SELECT * FROM ${t} WHERE id = ?`,
       // CROSS JOIN keeps the keys as the outer loop, each row found by its primary key: left to the
       // planner, the user_id term walked the user's whole index (1,200,000 notes: 0.3-1.2 s a page).
-      bySeq: `SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ? ORDER BY j.key`,
+      bySeq: `SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value WHERE t.user_id = ?`,
+      // The keys of a page scoped by the caller's shares (the list's query chose them).
+      bySeqAny: `SELECT t.* FROM json_each(?) j CROSS JOIN ${t} t ON t.seq = j.value`,
       insert: `INSERT INTO ${t} (id, user_id, ${writable.join(', ')}) VALUES (@id, @user_id, ${writable.map((c) => `@${c}`).join(', ')})`,
       update:
         `UPDATE ${t} SET ${[...this.columns, 'updated_at'].map((c) => `${c} = @${c}`).join(', ')}, version = version + 1 ` +
@@ -64,13 +87,14 @@ export class RecordStore {
       allActive: `SELECT * FROM ${t} WHERE user_id = ? AND deleted_at IS NULL ORDER BY seq`,
       after: `SELECT * FROM ${t} WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       afterActive: `SELECT * FROM ${t} WHERE user_id = ? AND seq > ? AND deleted_at IS NULL ORDER BY seq LIMIT ?`,
-      purge: `DELETE FROM ${t} WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id, user_id`,
+      // With the column naming the record's collection: its change event says whose and where (realtime's readers).
+      purge: `DELETE FROM ${t} WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id, user_id${collection && collection !== 'id' ? `, ${collection}` : ''}`,
     })
   }
 
-  /** A row as the API returns it: id, the resource's columns, then source, timestamps and etag. */
+  /** A row as the API returns it: id, its owner, the resource's columns, then source, timestamps and etag. */
   toRecord(row: Record<string, unknown>): ApiRecord {
-    const out: ApiRecord = { id: row.id as string }
+    const out: ApiRecord = { id: row.id as string, owner_id: row.user_id as string }
     for (const [col, kind] of Object.entries(this.def.columns)) {
       const v = row[col]
       out[col] = kind === 'bool' ? v === 1 : kind === 'json' ? (v === null ? null : JSON.parse(v as string)) : v
@@ -82,7 +106,7 @@ export class RecordStore {
 
   /** The record in its stored form and field order (what a read would return) at `version`. */
   canonical(record: Record<string, unknown>, version: number): ApiRecord {
-    return this.toRecord({ ...this.toParams('', record), version })
+    return this.toRecord({ ...this.toParams(String(record.owner_id ?? ''), record), version })
   }
 
   /** The SQL parameters of a record (the reverse of toRecord). */
@@ -106,19 +130,32 @@ export class RecordStore {
     return this.cache ? this.cache.keep(userId, row.seq, record) : record
   }
 
+  /** The record of this id whoever owns it (`owner_id` says whose), or null. */
+  find(id: string): ApiRecord | null {
+    const hit = this.cache?.byIdFor(null, id)
+    if (hit) return hit
+    const row = this.stmt.find.get(id) as Row | undefined
+    if (!row) return null
+    const record = this.toRecord(row)
+    return this.cache ? this.cache.keep(row.user_id as string, row.seq, record) : record
+  }
+
   /**
    * The records with these sequence numbers, in their order; one gone since is left out (a list
    * page: its keys come from a user-scoped query, perhaps cached). `accept`, when given, sees each
    * record in turn and ends the reading when it answers false (that record left out): rows are
-   * then read in chunks of 1, 2, 4... (the statement sorts each chunk whole), so a page cut by its
-   * byte budget reads at most twice the rows it keeps.
+   * then read in chunks of 1, 2, 4... while a chunk stays under CHUNK_BYTES (fewer rows after a
+   * larger one), so a page cut by its byte budget reads at most about twice the rows it keeps, and
+   * no one read holds megabytes of rows. The steps pause between chunks (runSteps / pacedSteps).
    */
-  bySeqs(userId: string, seqs: number[], accept?: (record: ApiRecord) => boolean): Array<{ seq: number; record: ApiRecord }> {
+  *bySeqsSteps(userId: string | null, seqs: number[], accept?: (record: ApiRecord) => boolean): Steps<Array<{ seq: number; record: ApiRecord }>> {
     const cache = this.cache?.enabled ? this.cache : null
-    cache?.checkExternal()
     const out: Array<{ seq: number; record: ApiRecord }> = []
-    for (let start = 0, size = accept ? 1 : seqs.length; start < seqs.length; start += size, size *= 2) {
+    for (let start = 0, size = accept ? 1 : seqs.length; start < seqs.length;) {
+      // Checked again after every pause: a commit by another connection meanwhile empties the cache.
+      cache?.checkExternal()
       const part = seqs.slice(start, start + size)
+      start += part.length
       const hits = new Map<number, ApiRecord>()
       const missing: number[] = []
       for (const seq of part) {
@@ -127,17 +164,32 @@ export class RecordStore {
         else missing.push(seq)
       }
       const rows = new Map<number, Row>()
-      if (missing.length) for (const row of this.stmt.bySeq.all(JSON.stringify(missing), userId) as Row[]) rows.set(row.seq, row)
+      let bytes = 0
+      // No ORDER BY (it sorted every row, texts included, before the first came out): each row is placed by its key below.
+      if (missing.length) {
+        const found =
+          userId === null ? this.stmt.bySeqAny.all(JSON.stringify(missing)) : this.stmt.bySeq.all(JSON.stringify(missing), userId)
+        for (const row of found as Row[]) {
+          rows.set(row.seq, row)
+          bytes += textLength(row)
+        }
+      }
       for (const seq of part) {
         let record = hits.get(seq)
         const row = record ? undefined : rows.get(seq)
-        if (row) record = cache ? cache.keep(userId, seq, this.toRecord(row)) : this.toRecord(row)
+        if (row) record = cache ? cache.keep(row.user_id as string, seq, this.toRecord(row)) : this.toRecord(row)
         if (!record) continue
         if (accept && !accept(record)) return out
         out.push({ seq, record })
       }
+      size = bytes > CHUNK_BYTES ? Math.max(1, Math.floor((size * CHUNK_BYTES) / bytes)) : size * 2
+      if (start < seqs.length) yield
     }
     return out
+  }
+
+  bySeqs(userId: string | null, seqs: number[], accept?: (record: ApiRecord) => boolean): Array<{ seq: number; record: ApiRecord }> {
+    return runSteps(this.bySeqsSteps(userId, seqs, accept))
   }
 
   /** Writes a new record; returns its sequence number. */
@@ -192,9 +244,27 @@ export class RecordStore {
     return rows.map((row) => ({ seq: row.seq, record: this.toRecord(row) }))
   }
 
+  /**
+   * As `after`, for the records a list scope selects (sharing/access.ts: the caller's own and
+   * those shared with them), oldest first.
+   */
+  afterIn(scope: SqlClause, includeDeleted: boolean, after: number, limit: number): Array<{ seq: number; record: ApiRecord }> {
+    const sql =
+      `SELECT * FROM ${this.def.name} t WHERE ${scope.sql} AND t.seq > ?${includeDeleted ? '' : ' AND t.deleted_at IS NULL'} ` +
+      'ORDER BY t.seq LIMIT ?'
+    let stmt = this.scoped.get(sql)
+    if (!stmt) {
+      if (this.scoped.size > 100) this.scoped.clear()
+      stmt = this.db.prepare(sql)
+      this.scoped.set(sql, stmt)
+    }
+    const rows = stmt.all(...scope.params, after, limit) as Row[]
+    return rows.map((row) => ({ seq: row.seq, record: this.toRecord(row) }))
+  }
+
   /** Removes, for every user, records soft-deleted before `cutoff`; returns what went. */
-  purge(cutoff: string): Array<{ id: string; user_id: string }> {
-    const gone = this.stmt.purge.all(cutoff) as Array<{ id: string; user_id: string }>
+  purge(cutoff: string): Array<{ id: string; user_id: string } & Record<string, unknown>> {
+    const gone = this.stmt.purge.all(cutoff) as Array<{ id: string; user_id: string } & Record<string, unknown>>
     if (gone.length) this.cache?.clear()
     return gone
   }

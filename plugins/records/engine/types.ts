@@ -175,4 +175,14 @@ export interface ResourceDefinition {
   expansion?: RangeExpansion
   /** Response schema of one list item beyond record/compact (e.g. occurrence markers). */
   listItem?: TSchema
+  /**
+   * How the resource's records are shared (sharing/access.ts): the kind of collection a share
+   * names, and the column holding the collection a record belongs to (a calendar's name, a
+   * task list's name, a note's own id); null when the user has one collection of this kind
+   * (the address book). A resource without it is never shared.
+   */
+  sharing?: { kind: ShareKind; column: string | null }
 }
+
+/** What a share names: a calendar, the address book, a task list or one note. */
+export type ShareKind = 'calendar' | 'addressbook' | 'tasklist' | 'note'

@@ -79,6 +79,7 @@ export const contacts: ResourceDefinition = {
     tags: 'json',
     custom_fields: 'json',
   },
+  sharing: { kind: 'addressbook', column: null },
   fts: { table: 'contacts_fts', weights: [10, 5, 5, 3, 1] },
   schemas: {
     record: recordSchema(fieldsWith(items(true)), examples.contacts.record),

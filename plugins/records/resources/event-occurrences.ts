@@ -74,7 +74,7 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
     if (!rule) throw new HttpError('UNPROCESSABLE', 'scope applies to a recurring event (this one does not repeat)', { field: 'scope' })
     const at = Date.parse(occurrenceStart)
     if (Number.isNaN(at)) throw invalidStart()
-    const override = overridesOf.all(userId, seriesId).find((o) => Date.parse(o.occurrence_start) === at) ?? null
+    const override = overridesOf.all(String(series.owner_id), seriesId).find((o) => Date.parse(o.occurrence_start) === at) ?? null
     const start = Date.parse(String(series.start_at))
     if (!override && occurrences(rule, start, at, at, 1, zoneOf(series))[0] !== at) throw invalidStart()
     return { series, rule, at, start, override }
@@ -100,6 +100,8 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
   /** The series' fields at one occurrence, with the change applied; a moved start keeps the series' length. */
   const copy = (series: ApiRecord, at: number, patch: Record<string, unknown>): Record<string, unknown> => {
     const body: Record<string, unknown> = Object.fromEntries(COPIED.map((k) => [k, series[k]]))
+    // The new series or override is the series owner's, whoever (sharing that calendar for writing) changes it.
+    body.owner_id = series.owner_id
     const span = length(series)
     const start = typeof patch.start_at === 'string' ? Date.parse(patch.start_at) : at
     body.start_at = new Date(at).toISOString()
@@ -220,7 +222,7 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
     const next = service.create(userId, 'events', { ...copy(series, at, { recurrence: startAt(rule, start, at, zone), ...patch }) })
     service.update(userId, 'events', seriesId, { recurrence: endBefore(rule, at) })
     // Overrides of the moved part follow it.
-    for (const o of overridesOf.all(userId, seriesId)) {
+    for (const o of overridesOf.all(String(series.owner_id), seriesId)) {
       if (Date.parse(o.occurrence_start) >= at) service.setExtras(userId, 'events', o.id, { recurrence_id: next.id })
     }
     return next
@@ -233,14 +235,14 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
     scope: OccurrenceScope,
     opts: WriteOptions,
   ): ApiRecord {
-    const { rule, at, start, override } = locate(userId, seriesId, occurrenceStart, opts.ifMatch)
+    const { series, rule, at, start, override } = locate(userId, seriesId, occurrenceStart, opts.ifMatch)
     if (scope === 'this') {
       if (override) service.remove(userId, 'events', override.id, { permanent: true })
       const exdates = [...new Set([...(rule.exdates ?? []), new Date(at).toISOString()])]
       return service.update(userId, 'events', seriesId, { recurrence: { ...rule, exdates } })
     }
     if (at === start) return service.remove(userId, 'events', seriesId) as ApiRecord
-    for (const o of overridesOf.all(userId, seriesId)) {
+    for (const o of overridesOf.all(String(series.owner_id), seriesId)) {
       if (Date.parse(o.occurrence_start) >= at) service.remove(userId, 'events', o.id, { permanent: true })
     }
     return service.update(userId, 'events', seriesId, { recurrence: endBefore(rule, at) })

@@ -83,6 +83,7 @@ export const events: ResourceDefinition = {
     attendees: 'json',
     custom_fields: 'json',
   },
+  sharing: { kind: 'calendar', column: 'calendar_name' },
   fts: { table: 'events_fts', weights: [10, 1] },
   schemas: {
     record: recordSchema({ ...fields(true), ...overrideFields }, examples.events.record),

@@ -17,6 +17,7 @@ export const examples = {
     create: { content: '# Boiler service\n\nCall on Monday; the filter is in the garage.', tags: ['house'], pinned: true },
     record: {
       id: '3f0e5f0a-6c55-4c1e-9a84-2f3b1d8f4a10',
+      owner_id: '0d6f1c2e-7a3b-4c5d-9e8f-1a2b3c4d5e6f',
       title: 'Boiler service',
       content: '# Boiler service\n\nCall on Monday; the filter is in the garage.',
       content_format: 'markdown',
@@ -36,6 +37,7 @@ export const examples = {
     },
     record: {
       id: '8c1d2b9e-0f4a-4d7e-b1a2-5e6f7a8b9c0d',
+      owner_id: '0d6f1c2e-7a3b-4c5d-9e8f-1a2b3c4d5e6f',
       display_name: 'Ada Lovelace',
       first_name: 'Ada',
       last_name: 'Lovelace',
@@ -61,6 +63,7 @@ export const examples = {
     },
     record: {
       id: '5b7c9d1e-2f3a-4b5c-8d9e-0a1b2c3d4e5f',
+      owner_id: '0d6f1c2e-7a3b-4c5d-9e8f-1a2b3c4d5e6f',
       title: 'Swimming lesson',
       description: null,
       location: null,
@@ -88,6 +91,7 @@ export const examples = {
     },
     record: {
       id: '7d2e4f60-1a3b-4c5d-9e8f-0a1b2c3d4e5f',
+      owner_id: '0d6f1c2e-7a3b-4c5d-9e8f-1a2b3c4d5e6f',
       title: 'Renew the car insurance',
       description: null,
       status: 'needs-action',

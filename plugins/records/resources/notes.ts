@@ -50,6 +50,7 @@ export const notes: ResourceDefinition = {
     archived: 'bool',
     custom_fields: 'json',
   },
+  sharing: { kind: 'note', column: 'id' },
   fts: { table: 'notes_fts', weights: [10, 1] },
   schemas: {
     record: recordSchema({ ...fields, title: Nullable(Type.String()), archived: Type.Boolean() }, examples.notes.record),

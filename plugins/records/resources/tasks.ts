@@ -64,6 +64,7 @@ export const tasks: ResourceDefinition = {
     timezone: 'text',
     custom_fields: 'json',
   },
+  sharing: { kind: 'tasklist', column: 'list_name' },
   fts: { table: 'tasks_fts', weights: [10, 1] },
   schemas: {
     record: recordSchema(fields, examples.tasks.record),

@@ -35,6 +35,13 @@ export function listQuerySchema(def: ResourceDefinition) {
       include_deleted: Type.Boolean({ default: false }),
       only_deleted: Type.Boolean({ default: false }),
       format: Type.Optional(StringEnum(['compact'] as const)),
+      ...(def.sharing
+        ? {
+            owner: Type.Optional(
+              StringEnum(['me'] as const, { description: 'me: only your own, without what other members share with you' }),
+            ),
+          }
+        : {}),
       ...Type.Partial(def.schemas.listFilters).properties,
     },
     { additionalProperties: false },
@@ -86,7 +93,7 @@ export function resourceRoutes(
         response: { 200: ListOf(item) },
       },
     },
-    (request) => service.list(request.userId, resource, request.query as ListQuery, { bytes: request.answerBudget }),
+    (request) => service.listPaced(request.userId, resource, request.query as ListQuery, { bytes: request.answerBudget }),
   )
 
   app.get(

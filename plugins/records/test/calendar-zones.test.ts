@@ -148,10 +148,10 @@ for (const { file, series, zones, kept = [], moved = [] } of CASES) {
     t.notMatch(exported.body, kept.some((l) => l.startsWith('UID:')) ? /UID:.*@hearth/ : /^$/, 'the UID the client wrote stays')
     const reexported = { body: await exportOf(again, 'events') }
     for (const line of kept) t.match(reexported.body, `\r\n${line}\r\n`, `and survives a second round: ${line}`)
-    // Ids and versions (etag) are each instance's own history: a link to a series (recurrence_id) is compared by the series' title.
+    // Ids, owners and versions (etag) are each instance's own history: a link to a series (recurrence_id) is compared by the series' title.
     const comparable = (all: Item[]) => {
       const titles = new Map(all.map((r) => [r.id, r.title]))
-      return all.map(({ id: _id, created_at: _c, updated_at: _u, etag: _e, ...rest }: Item & Record<string, unknown>) =>
+      return all.map(({ id: _id, owner_id: _o, created_at: _c, updated_at: _u, etag: _e, ...rest }: Item & Record<string, unknown>) =>
         rest.recurrence_id ? { ...rest, recurrence_id: titles.get(rest.recurrence_id) } : rest,
       )
     }

@@ -11,7 +11,8 @@ t.test('POST /contacts fills defaults, derives display_name and item labels', as
     addresses: [{ city: 'London' }],
   })
   t.equal(res.status, 201)
-  const { id, ...rest } = res.body.data
+  const { id, owner_id, ...rest } = res.body.data
+  t.match(owner_id, /^[0-9a-f-]{36}$/, 'whose it is')
   t.same(rest, {
     display_name: 'Ada Lovelace',
     first_name: ' Ada ',

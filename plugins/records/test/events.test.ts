@@ -9,7 +9,8 @@ t.test('POST /events: defaults, end_at one hour after start unless all-day, time
   const { call, clock } = await bench(t, berlin)
   const res = await call('POST', '/events', { title: 'Dentist', start_at: '2026-11-20T09:30:00+01:00' })
   t.equal(res.status, 201)
-  const { id, ...rest } = res.body.data
+  const { id, owner_id, ...rest } = res.body.data
+  t.match(owner_id, /^[0-9a-f-]{36}$/, 'whose it is')
   t.same(rest, {
     title: 'Dentist',
     description: null,

@@ -40,8 +40,8 @@ const comparable = (list: Array<Record<string, unknown>>, drop: string[] = []) =
   list.map((r) =>
     Object.fromEntries(
       Object.entries(r)
-        // A copy is a new record: its own id, and its own version (ETag) history.
-        .filter(([k]) => !['id', 'etag', ...drop].includes(k))
+        // A copy is a new record: its own id, owner, and its own version (ETag) history.
+        .filter(([k]) => !['id', 'owner_id', 'etag', ...drop].includes(k))
         .map(([k, v]) => [k, k.endsWith('_at') && typeof v === 'string' ? v.replace(/\.\d{3}Z$/, 'Z') : v]),
     ),
   )

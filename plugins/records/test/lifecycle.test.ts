@@ -73,7 +73,15 @@ for (const r of resources) {
       'soft delete event carries the record',
     )
     t.same(byType[3]?.data, restored.body.data, 'restore event carries the record')
-    t.same(byType[5]?.data, { id }, 'permanent delete event carries { id }')
+    t.same(
+      byType[5]?.data,
+      {
+        id,
+        owner_id: created.owner_id,
+        ...(r.path === 'events' ? { calendar_name: 'default' } : r.path === 'tasks' ? { list_name: 'default' } : {}),
+      },
+      'permanent delete event carries { id, owner_id } and the calendar or list it was in',
+    )
     t.ok(
       events.every((e) => e.userId),
       'every event names its user',

@@ -9,10 +9,12 @@ t.test('POST /notes fills every default, derives the title and emits note.create
   t.equal(res.status, 201)
   const note = res.body.data
   t.match(note.id, UUID)
+  t.match(note.owner_id, UUID)
   t.same(
-    { ...note, id: 'x' },
+    { ...note, id: 'x', owner_id: 'me' },
     {
       id: 'x',
+      owner_id: 'me',
       title: 'Groceries',
       content: '\n  \n## Groceries ##\nmilk',
       content_format: 'markdown',

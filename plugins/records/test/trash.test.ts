@@ -52,7 +52,7 @@ t.test('HEARTH_TRASH_RETENTION_DAYS sets the retention; a bad value stops the st
   await t.rejects(bench(t, { env: { HEARTH_TRASH_RETENTION_DAYS: '0' } }), /HEARTH_TRASH_RETENTION_DAYS/)
 })
 
-t.test('purgeTrash emits <x>.deleted { id } for each purged record, to its owner', async (t) => {
+t.test('purgeTrash emits <x>.deleted { id, owner_id } for each purged record, to its owner', async (t) => {
   const { app, call, clock } = await bench(t)
   const note = (await call('POST', '/notes', { content: 'x' })).body.data
   const contact = (await call('POST', '/contacts', { display_name: 'y' })).body.data
@@ -73,7 +73,10 @@ t.test('purgeTrash emits <x>.deleted { id } for each purged record, to its owner
   ])
   t.same(
     seen.map((e) => e.data),
-    [{ id: note.id }, { id: contact.id }],
+    [
+      { id: note.id, owner_id: note.owner_id },
+      { id: contact.id, owner_id: contact.owner_id },
+    ],
   )
   t.ok(seen.every((e) => e.userId === seen[0]?.userId && e.userId))
 })
