@@ -11,9 +11,22 @@ import { listSerializer } from './list-page.js'
 // Ajv is made, not at load.
 const addFormats = (ajv: Ajv): Ajv => (((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv)(ajv)
 
+// The instants whose UTC form has a four-digit year.
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z')
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z')
+
 function make(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, removeAdditional: false, ...options })
   addFormats(ajv)
+  // A datetime is stored and answered in UTC: one whose offset carries it past year 9999 (or before
+  // year 0) has no ISO form the answer's schema takes, and stored it would fail every later read.
+  const written = ajv.formats['date-time'] as { validate: (value: string) => boolean } | ((value: string) => boolean)
+  const check = typeof written === 'function' ? written : written.validate
+  ajv.addFormat('date-time', (value: string) => {
+    if (!check(value)) return false
+    const at = Date.parse(value)
+    return at >= FIRST_INSTANT && at <= LAST_INSTANT
+  })
   return ajv
 }
 

@@ -10,6 +10,8 @@ import type { ApiRecord } from '../engine/types.js'
  * the rule has no occurrence left: the task is then completed for good.
  */
 const SEARCH_SPAN = 400 * 366 * 86_400_000
+// Past this a due date has no four-digit year: the rule is then out of rounds, as past an until.
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z')
 
 export function nextRound(task: ApiRecord): Record<string, unknown> | null {
   const rule = task.recurrence as Recurrence | null
@@ -18,7 +20,7 @@ export function nextRound(task: ApiRecord): Record<string, unknown> | null {
   const current = task[from] ? Date.parse(String(task[from])) : Number.NaN
   if (Number.isNaN(current)) return null
   const zone = task.all_day ? 'UTC' : String(task.timezone ?? 'UTC')
-  const [next] = occurrences(rule, current, current + 1, current + SEARCH_SPAN, 1, zone)
+  const [next] = occurrences(rule, current, current + 1, Math.min(current + SEARCH_SPAN, LAST_INSTANT), 1, zone)
   if (next === undefined) return null
   const shift = next - current
   const moved = (key: string) => (task[key] ? new Date(Date.parse(String(task[key])) + shift).toISOString() : null)
