@@ -148,7 +148,11 @@ export class RecordStore {
    * larger one), so a page cut by its byte budget reads at most about twice the rows it keeps, and
    * no one read holds megabytes of rows. The steps pause between chunks (runSteps / pacedSteps).
    */
-  *bySeqsSteps(userId: string | null, seqs: number[], accept?: (record: ApiRecord) => boolean): Steps<Array<{ seq: number; record: ApiRecord }>> {
+  *bySeqsSteps(
+    userId: string | null,
+    seqs: number[],
+    accept?: (record: ApiRecord) => boolean,
+  ): Steps<Array<{ seq: number; record: ApiRecord }>> {
     const cache = this.cache?.enabled ? this.cache : null
     const out: Array<{ seq: number; record: ApiRecord }> = []
     for (let start = 0, size = accept ? 1 : seqs.length; start < seqs.length;) {
