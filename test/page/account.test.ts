@@ -42,7 +42,10 @@ t.test('add a device both ways, and remove one', { skip }, async (t) => {
 
   await page.getByRole('button', { name: 'Remove Pixel' }).click()
   await page.getByText('Pixel removed').waitFor()
-  t.equal(await page.getByRole('listitem').filter({ hasText: 'Pixel' }).count(), 0, 'gone from the list')
+  // The status is announced before the list is drawn again: wait for the item to go, then count.
+  const pixel = page.getByRole('listitem').filter({ hasText: 'Pixel' })
+  await pixel.first().waitFor({ state: 'detached', timeout: 15_000 })
+  t.equal(await pixel.count(), 0, 'gone from the list')
   t.equal(await dav(password), 401, 'and its password no longer works')
   noProblems(t, page)
 })
