@@ -21,6 +21,20 @@ export interface Bench {
   clock: { ms: number; advance(ms: number): void }
 }
 
+/** Calls to the API of `app` as the holder of `token`: status and parsed body. */
+export const callerOf =
+  (app: TestApp) =>
+  (token: string): Call =>
+  async (method, path, payload, headers = {}) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api/v1${path}`,
+      headers: auth(token, headers),
+      payload: payload as object,
+    })
+    return { status: res.statusCode, body: res.body ? res.json() : null }
+  }
+
 export const START = Date.parse('2026-11-18T10:00:00.000Z') // a Wednesday
 
 /** `existing`: the data folder already has its owner (a restart); sign in instead of setting up. */
@@ -38,17 +52,7 @@ export async function bench(
   const app = await build(t, { env: opts.env, dataDir: opts.dataDir, now: () => clock.ms, plugins: [records as never] })
   const user = opts.existing ? await signIn(app) : await owner(app)
   const events = recordEvents(app, '*')
-  const caller =
-    (token: string): Call =>
-    async (method, path, payload, headers = {}) => {
-      const res = await app.inject({
-        method: method as 'GET',
-        url: `/api/v1${path}`,
-        headers: auth(token, headers),
-        payload: payload as object,
-      })
-      return { status: res.statusCode, body: res.body ? res.json() : null }
-    }
+  const caller = callerOf(app)
   return {
     app,
     call: caller(user.token),

@@ -1,7 +1,7 @@
 import type { HearthEvent } from '../../../core/events.js'
 import records from '../index.js'
-import { addUser, auth, build, owner, recordEvents, type TestApp, type TestContext } from '../../../test/helper.js'
-import type { Call } from './records-app.js'
+import { addUser, build, owner, recordEvents, type TestApp, type TestContext } from '../../../test/helper.js'
+import { type Call, callerOf } from './records-app.js'
 
 /** A household for sharing tests: the owner and two members, each with their id, email and a `call` through HTTP. */
 export interface Member {
@@ -26,17 +26,7 @@ export async function household(
   const first = await owner(app, 'parent@example.test')
   const users = [first]
   for (let i = 1; i < (opts.size ?? 3); i++) users.push(await addUser(app, first.token, { email: `member${i}@example.test` }))
-  const callAs =
-    (token: string): Call =>
-    async (method, path, payload, headers = {}) => {
-      const res = await app.inject({
-        method: method as 'GET',
-        url: `/api/v1${path}`,
-        headers: auth(token, headers),
-        payload: payload as object,
-      })
-      return { status: res.statusCode, body: res.body ? res.json() : null }
-    }
+  const callAs = callerOf(app)
   return {
     app,
     events,
