@@ -44,6 +44,11 @@ function challengeOf(clientDataJSON: string): string | undefined {
   }
 }
 
+/** What both ceremonies check of an answer: the challenge issued, this site's origins and RP ID, a verified user. */
+function expected(rp: RelyingParty, challenge: string, arrival: Arrival) {
+  return { expectedChallenge: challenge, expectedOrigin: rp.origins(arrival.localPort), expectedRPID: rp.id, requireUserVerification: true }
+}
+
 /**
  * Passkeys (WebAuthn): registering one from a signed-in session, and signing in with one. A passkey is
  * a strong factor on its own (the authenticator verifies the member: `userVerification: required`), so
@@ -127,10 +132,7 @@ export function createPasskeys<S>(deps: {
       try {
         verified = await verifyRegistrationResponse({
           response,
-          expectedChallenge: spent.challenge,
-          expectedOrigin: rp.origins(arrival.localPort),
-          expectedRPID: rp.id,
-          requireUserVerification: true,
+          ...expected(rp, spent.challenge, arrival),
           supportedAlgorithmIDs: ALGORITHMS,
         })
       } catch (err) {
@@ -189,11 +191,8 @@ export function createPasskeys<S>(deps: {
       try {
         verified = await verifyAuthenticationResponse({
           response,
-          expectedChallenge: spent.challenge,
-          expectedOrigin: rp.origins(arrival.localPort),
-          expectedRPID: rp.id,
+          ...expected(rp, spent.challenge, arrival),
           credential: { id: row.credential_id, publicKey: new Uint8Array(row.public_key), counter: row.counter },
-          requireUserVerification: true,
         })
       } catch (err) {
         throw fail((err as Error).message)
