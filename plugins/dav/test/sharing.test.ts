@@ -1,6 +1,5 @@
 import t from 'tap'
-import { addUser, apiKey, auth, type TestApp } from '../../../test/helper.js'
-import { basicHeader, davBench, hrefs, PROPFIND, SYNC, tokenOf, VCARD, VEVENT } from './dav-app.js'
+import { davBench, davMember, hrefs, PROPFIND, SYNC, tokenOf, VCARD, VEVENT } from './dav-app.js'
 
 /**
  * Collections shared between members, over CalDAV and CardDAV: where they appear in the sharee's
@@ -8,34 +7,6 @@ import { basicHeader, davBench, hrefs, PROPFIND, SYNC, tokenOf, VCARD, VEVENT } 
  * writing the owner's records, unsharing removing them at once, and every href of an unshared
  * collection answering 404 whatever the method.
  */
-type Answer = { status: number; body: string; headers: Record<string, unknown> }
-
-/** A member signed in over DAV with their own dav key. */
-async function davMember(app: TestApp, adminToken: string) {
-  const user = await addUser(app, adminToken)
-  const key = await apiKey(app, adminToken, { scope: 'dav', user_id: user.userId })
-  const basic = basicHeader(user.email, key)
-  const dav = async (method: string, url: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...basic, ...(body !== undefined && !headers['content-type'] ? { 'content-type': 'application/xml' } : {}), ...headers },
-      ...(body !== undefined ? { payload: body } : {}),
-    })
-    return { status: res.statusCode, body: res.body, headers: res.headers }
-  }
-  const json = async (method: string, url: string, payload?: unknown) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: auth(user.token),
-      ...(payload !== undefined ? { payload: payload as object } : {}),
-    })
-    return { status: res.statusCode, body: res.body ? res.json() : null }
-  }
-  return { ...user, dav, json }
-}
-
 const PRIVILEGES = PROPFIND('d:current-user-privilege-set')
 const privilegesOf = (body: string) =>
   [
@@ -49,7 +20,7 @@ const ics = (uid: string, summary: string) => VEVENT(uid, summary, '20261205T180
 
 t.test('a shared calendar: in the sharee’s home, read-only, then writable, then gone', async (t) => {
   const b = await davBench(t)
-  const kid = await davMember(b.app, b.token)
+  const kid = await davMember(b)
   const dinner = (
     await b.json('POST', '/api/v1/events', { title: 'Family dinner', start_at: '2026-12-01T18:00:00Z', calendar_name: 'Family' })
   ).body.data
@@ -202,8 +173,8 @@ t.test('a shared calendar: in the sharee’s home, read-only, then writable, the
 
 t.test('an unshared collection answers 404 to every method, under every href of the scheme', async (t) => {
   const b = await davBench(t)
-  const kid = await davMember(b.app, b.token)
-  const stranger = await davMember(b.app, b.token)
+  const kid = await davMember(b)
+  const stranger = await davMember(b)
   const dinner = (await b.json('POST', '/api/v1/events', { title: 'Dinner', start_at: '2026-12-01T18:00:00Z', calendar_name: 'Family' }))
     .body.data
   const ownerId = dinner.owner_id as string
@@ -263,7 +234,7 @@ t.test('an unshared collection answers 404 to every method, under every href of 
 
 t.test('a shared address book and task list: beside the sharee’s own, never mixed into them', async (t) => {
   const b = await davBench(t)
-  const kid = await davMember(b.app, b.token)
+  const kid = await davMember(b)
   const grandma = (await b.json('POST', '/api/v1/contacts', { display_name: 'Grandma' })).body.data
   const ownerId = grandma.owner_id as string
   const taxes = (await b.json('POST', '/api/v1/tasks', { title: 'Taxes', list_name: 'Chores' })).body.data
