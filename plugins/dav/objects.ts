@@ -10,6 +10,7 @@ import {
   parseICalendar,
   parseTodos,
   parseVCards,
+  readPhoto,
   serializeICalendar,
   serializeTodos,
   serializeVCard,
@@ -70,6 +71,8 @@ const CARD_MAPPED = new Set([
 export interface ParsedCard {
   body: Record<string, unknown>
   kept: StoredProperty[]
+  /** The card carried an inline PHOTO (stored re-encoded, not kept as a line); a PHOTO by URI is kept as written. */
+  inlinePhoto: boolean
 }
 
 export function readCard(text: string): ParsedCard {
@@ -79,7 +82,12 @@ export function readCard(text: string): ParsedCard {
   }
   const { roots } = parseComponents(text)
   const kept: StoredProperty[] = []
+  let inlinePhoto = false
   for (const cl of roots[0]?.properties ?? []) {
+    if (cl.name === 'PHOTO' && readPhoto(cl)) {
+      inlinePhoto = true
+      continue
+    }
     // N beyond family and given names (middle names, prefixes, suffixes): kept to be written back around them.
     if (
       cl.name === 'N' &&
@@ -93,14 +101,14 @@ export function readCard(text: string): ParsedCard {
     if (cl.name !== 'VERSION' && (CARD_MAPPED.has(cl.name) || cl.name.startsWith('X-HEARTH-'))) continue
     kept.push([cl.group ? `${cl.group}.${cl.name}` : cl.name, [...cl.params], cl.value])
   }
-  return { body: withoutServerFields((parsed.entries[0] as { record: ContactRecord }).record), kept }
+  return { body: withoutServerFields((parsed.entries[0] as { record: ContactRecord }).record), kept, inlinePhoto }
 }
 
 /**
  * The card of a record: Hearth's fields, then the kept lines: the client's UID instead of Hearth's,
  * and its X- properties with the values custom_fields hold now (a field removed in Hearth drops its line).
  */
-export function writeCard(record: ApiRecord, kept: StoredProperty[]): string {
+export function writeCard(record: ApiRecord, kept: StoredProperty[], photo: Buffer | null = null): string {
   const version = kept.find(([n]) => n === 'VERSION')?.[2].trim() === '3.0' ? '3.0' : '4.0'
   const fields = { ...((record.custom_fields as Record<string, unknown> | null) ?? {}) }
   const extra: string[] = []
@@ -122,7 +130,7 @@ export function writeCard(record: ApiRecord, kept: StoredProperty[]): string {
     }
     delete fields[key]
   }
-  const written = { ...record, custom_fields: Object.keys(fields).length ? fields : null }
+  const written = { ...record, custom_fields: Object.keys(fields).length ? fields : null, photo }
   const lines = serializeVCard(written as unknown as ContactRecord & { id: string }, version).split('\r\n')
   const hasUid = kept.some(([name]) => name === 'UID')
   const fullName = kept.find(([name]) => name === 'N')?.[2]
