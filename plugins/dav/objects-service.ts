@@ -232,14 +232,15 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
   }
 
   /**
-   * A card's photo follows the card: its inline PHOTO replaces the stored one, a card without one
-   * removes it; a PHOTO Hearth could not read (not JPEG/PNG/WebP, broken, too large) changes nothing.
+   * A card's photo follows the card: its inline PHOTO, re-encoded, replaces the stored one; a card
+   * without one Hearth could read removes it (a PHOTO by URI, or an image Hearth cannot decode, stays
+   * among the card's kept lines, written back as the client wrote it).
    */
-  const withCardPhoto = (userId: string, obj: DavObject, inline: boolean, photo: PreparedPhoto | null): DavObject => {
+  const withCardPhoto = (userId: string, obj: DavObject, photo: PreparedPhoto | null): DavObject => {
     const record = obj.records[0] as ApiRecord
     let now: ApiRecord | null = null
     if (photo) now = records.photos.set(userId, record.id, photo)
-    else if (!inline && record.has_photo) now = records.photos.remove(userId, record.id)
+    else if (record.has_photo) now = records.photos.remove(userId, record.id)
     return now ? { ...obj, records: [now], etag: objectEtag([now]) } : obj
   }
 
@@ -374,8 +375,10 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       if (c.kind === 'card') {
         const card = readCard(text)
         checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
-        obj = withCardPhoto(userId, single(card.body, card.kept), card.inlinePhoto, photo)
-        keepText = !card.inlinePhoto
+        // A photo Hearth stores is written back from the store, re-encoded: the card's own line and text are not kept.
+        const kept = photo ? card.kept.filter(([n]) => n !== 'PHOTO' && !n.endsWith('.PHOTO')) : card.kept
+        obj = withCardPhoto(userId, single(card.body, kept), photo)
+        keepText = !photo
       } else if (c.kind === 'task') {
         const todo = readTodo(text, service.timezone, c.name)
         checkUid(userId, c, todo.uid, current?.records[0]?.id)

@@ -10,7 +10,6 @@ import {
   parseICalendar,
   parseTodos,
   parseVCards,
-  readPhoto,
   serializeICalendar,
   serializeTodos,
   serializeVCard,
@@ -71,8 +70,6 @@ const CARD_MAPPED = new Set([
 export interface ParsedCard {
   body: Record<string, unknown>
   kept: StoredProperty[]
-  /** The card carried an inline PHOTO (stored re-encoded, not kept as a line); a PHOTO by URI is kept as written. */
-  inlinePhoto: boolean
 }
 
 export function readCard(text: string): ParsedCard {
@@ -82,12 +79,7 @@ export function readCard(text: string): ParsedCard {
   }
   const { roots } = parseComponents(text)
   const kept: StoredProperty[] = []
-  let inlinePhoto = false
   for (const cl of roots[0]?.properties ?? []) {
-    if (cl.name === 'PHOTO' && readPhoto(cl)) {
-      inlinePhoto = true
-      continue
-    }
     // N beyond family and given names (middle names, prefixes, suffixes): kept to be written back around them.
     if (
       cl.name === 'N' &&
@@ -101,7 +93,7 @@ export function readCard(text: string): ParsedCard {
     if (cl.name !== 'VERSION' && (CARD_MAPPED.has(cl.name) || cl.name.startsWith('X-HEARTH-'))) continue
     kept.push([cl.group ? `${cl.group}.${cl.name}` : cl.name, [...cl.params], cl.value])
   }
-  return { body: withoutServerFields((parsed.entries[0] as { record: ContactRecord }).record), kept, inlinePhoto }
+  return { body: withoutServerFields((parsed.entries[0] as { record: ContactRecord }).record), kept }
 }
 
 /**
