@@ -2,7 +2,15 @@ import type { EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { HttpError } from '../../core/plugin-api.js'
 import { ifMatchHolds, ifNoneMatchHolds } from '../../lib/etag.js'
 import { occurrences, type Recurrence } from '../../lib/ical/recurrence.js'
-import { type ApiRecord, type RecordsPluginService, type ResourceName, type StoredProperty } from '../records/public.js'
+import { parseComponents } from '../../lib/content-line/components.js'
+import {
+  type ApiRecord,
+  cardPhoto,
+  type PreparedPhoto,
+  type RecordsPluginService,
+  type ResourceName,
+  type StoredProperty,
+} from '../records/public.js'
 import { objectEtag, readCalendar, readCard, readTodo, writeCalendar, writeCard, writeTodo } from './objects.js'
 import { type Privilege, SHARE_KIND, shareTarget } from './shared.js'
 import type { CalendarKind, DavStore, Kind, ObjectRow } from './store.js'
@@ -213,7 +221,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       RESOURCE[c.kind],
       obj.records.map((r) => r.id),
     )
-    if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [])
+    if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [], records.photos.bytesOf(main))
     if (c.kind === 'task') return writeTodo(main, kept.get(main.id) ?? [], parentUid(userId, main), now())
     return writeCalendar(main, obj.records.slice(1), kept, now())
   }
@@ -228,9 +236,11 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   /** A full replacement as a patch: every field the body leaves out returns to its default. */
   const replacement = (resource: ResourceName, current: ApiRecord, body: Record<string, unknown>) => {
-    const defaults = service.definition(resource).defaults as Record<string, unknown>
+    const def = service.definition(resource)
+    const defaults = def.defaults as Record<string, unknown>
     const patch: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(defaults)) if (k !== 'recurrence_id' && k !== 'occurrence_start') patch[k] = v
+    // Fields only imports and the service write (an override's series, a contact's has_photo) are no PATCH's.
+    for (const [k, v] of Object.entries(defaults)) if (!(k in (def.importExtras ?? {}))) patch[k] = v
     Object.assign(patch, body)
     const next = (body.custom_fields ?? null) as Record<string, unknown> | null
     const old = (current.custom_fields ?? null) as Record<string, unknown> | null
@@ -248,7 +258,20 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     }
   }
 
-  const remember = (userId: string, c: Collection, name: string, text: string, obj: DavObject) => {
+  /**
+   * A card's photo follows the card: its inline PHOTO, re-encoded, replaces the stored one; a card
+   * without one Hearth could read removes it (a PHOTO by URI, or an image Hearth cannot decode, stays
+   * among the card's kept lines, written back as the client wrote it).
+   */
+  const withCardPhoto = (userId: string, obj: DavObject, photo: PreparedPhoto | null): DavObject => {
+    const record = obj.records[0] as ApiRecord
+    let now: ApiRecord | null = null
+    if (photo) now = records.photos.set(userId, record.id, photo)
+    else if (record.has_photo) now = records.photos.remove(userId, record.id)
+    return now ? { ...obj, records: [now], etag: objectEtag([now]) } : obj
+  }
+
+  const remember = (userId: string, c: Collection, name: string, text: string | null, obj: DavObject) => {
     const main = obj.records[0] as ApiRecord
     store.place({
       record_id: main.id,
@@ -346,8 +369,35 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       return [...new Set(['default', ...store.calendars(userId, kind)])].sort()
     },
 
-    /** PUT: creates or replaces the object; answers whether it was created and its new ETag. */
-    put(userId: string, c: Collection, name: string, text: string, ifMatch?: string, ifNoneMatch?: string) {
+    /**
+     * A card's inline PHOTO re-encoded for storing, before the PUT's synchronous write; null when it has
+     * none, or one Hearth cannot read (a phone's card is not refused for its photo).
+     */
+    async cardPhoto(text: string): Promise<PreparedPhoto | null> {
+      const root = parseComponents(text).roots[0]
+      const inline = root ? cardPhoto(root) : null
+      if (!inline) return null
+      try {
+        return await records.photos.prepare(inline.bytes)
+      } catch (err) {
+        if (err instanceof HttpError) return null
+        throw err
+      }
+    },
+
+    /**
+     * PUT: creates or replaces the object; answers whether it was created and its new ETag. `photo` is
+     * a card's inline PHOTO already re-encoded (null when the card has none Hearth could read).
+     */
+    put(
+      userId: string,
+      c: Collection,
+      name: string,
+      text: string,
+      ifMatch?: string,
+      ifNoneMatch?: string,
+      photo: PreparedPhoto | null = null,
+    ) {
       const current = find(userId, c, name)
       checkPreconditions(current, ifMatch, ifNoneMatch)
       if (!current) release(userId, c, name)
@@ -356,6 +406,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       // A new record in a collection shared with the user is its owner's (the service checks the user may write there).
       const owned = (body: Record<string, unknown>) => (c.owner === undefined ? body : { ...body, owner_id: c.owner })
       let obj: DavObject
+      let keepText = true
       /** A contact or a task: one record, created or replaced, with the lines kept beside it. */
       const single = (body: Record<string, unknown>, kept: StoredProperty[]): DavObject => {
         const record = withName(home, c.kind, c.name, name, () =>
@@ -374,7 +425,10 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       if (c.kind === 'card') {
         const card = readCard(text)
         checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
-        obj = single(card.body, card.kept)
+        // A photo Hearth stores is written back from the store, re-encoded: the card's own line and text are not kept.
+        const kept = photo ? card.kept.filter(([n]) => n !== 'PHOTO' && !n.endsWith('.PHOTO')) : card.kept
+        obj = withCardPhoto(userId, single(card.body, kept), photo)
+        keepText = !photo
       } else if (c.kind === 'task') {
         const todo = readTodo(text, service.timezone, c.name)
         checkUid(userId, c, todo.uid, current?.records[0]?.id)
@@ -424,7 +478,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
           return { name, records: all, etag: objectEtag(all) }
         })
       }
-      remember(userId, c, name, text, obj)
+      // A card's own text is not served back when it carried a photo: its bytes (and their EXIF) are not what is stored.
+      remember(userId, c, name, keepText ? text : null, obj)
       return { created: !current, etag: obj.etag }
     },
 
