@@ -1,5 +1,6 @@
 import t from 'tap'
-import { importInto } from './records-app.js'
+import { apiKey } from '../../../test/helper.js'
+import { callerOf, importInto } from './records-app.js'
 import { household } from './sharing-app.js'
 
 /**
@@ -106,4 +107,22 @@ t.test('an import links nothing into another member’s calendar or task list, s
   t.equal(tasks.data.imported, 1, 'the subtask is imported into the importer’s own list')
   const dishes = (await kid.call('GET', `/tasks/${tasks.data.ids[0]}`)).body.data
   t.match(dishes, { owner_id: kid.id, parent_id: null }, 'unlinked: the parent is not the importer’s')
+})
+
+t.test('an API key that reaches the records does not decide who else reads them', async (t) => {
+  const { app, members } = await household(t)
+  const [parent, kid, other] = members
+  const made = (await kid.call('POST', '/shares', { kind: 'calendar', name: 'Diary', with: other.id, access: 'read' })).body.data
+  for (const scope of ['agent', 'sync'] as const) {
+    // An agent told by a web page it read to share the diary, a sync service's key: neither may.
+    const key = callerOf(app)(await apiKey(app, parent.token, { scope, user_id: kid.id }))
+    const share = await key('POST', '/shares', { kind: 'calendar', name: 'Diary', with: parent.id, access: 'write' })
+    t.equal(share.status, 403, `${scope} key: no new share`)
+    t.equal(share.body.error?.code, 'INSUFFICIENT_SCOPE')
+    t.equal((await key('PATCH', `/shares/${made.id}`, { access: 'write' })).status, 403, `${scope} key: no access widened`)
+    t.equal((await key('DELETE', `/shares/${made.id}`)).status, 403, `${scope} key: no share ended`)
+    t.equal((await key('GET', '/shares')).status, 200, `${scope} key: the shares are still read`)
+    t.equal((await key('GET', '/events')).status, 200, `${scope} key: and the records`)
+  }
+  t.equal((await kid.call('GET', '/shares')).body.data[0].access, 'read', 'the share is as its owner made it')
 })
