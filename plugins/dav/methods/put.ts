@@ -3,6 +3,7 @@ import { errorBody, href, NS } from '../../../lib/webdav-xml/index.js'
 import { UidConflict } from '../objects-service.js'
 import { objectPath } from '../paths.js'
 import { type DavRequest, header, sendXml } from '../request.js'
+import { refusedWrite } from '../shared-access.js'
 
 /** PUT: creates or replaces a vCard or iCalendar object; a UID another object of the collection holds is refused. */
 export function put(r: DavRequest) {
@@ -12,6 +13,8 @@ export function put(r: DavRequest) {
   const type = String(r.req.headers['content-type'] ?? '').toLowerCase()
   if (type.includes('json') || type.startsWith('multipart/'))
     throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'PUT text/vcard or text/calendar')
+  const adding = () => (r.objects.find(r.userId, target.collection, target.name) ? 'write-content' : 'bind')
+  if (refusedWrite(r, target.collection, adding, target.name)) return r.reply
   try {
     const result = r.objects.put(
       r.userId,
