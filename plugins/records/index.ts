@@ -75,7 +75,7 @@ export default definePlugin(
           event.userId !== null &&
           typeof event.data === 'object' &&
           event.data !== null &&
-          service.access.mayRead(userId, def, { ...(event.data as Record<string, unknown>), owner_id: event.userId }),
+          service.access.mayRead(userId, def, { ...(event.data as Record<string, unknown>), owner_id: event.userId }, event.at),
       })
     }
     const occurrences = eventOccurrences(service, api.db)

@@ -254,9 +254,12 @@ export function createRecordsService({
   }
 
   const stores = (resource: string) => engine(resource as ResourceName).store
-  const settle = (e: Engine, userId: string, record: ApiRecord, changed: Set<string>, previous: ApiRecord | null) => {
+  /** Completes a record of `owner`'s that `caller` writes; what it references must be the owner's and readable by the caller. */
+  const settle = (e: Engine, caller: string, owner: string, record: ApiRecord, changed: Set<string>, previous: ApiRecord | null) => {
     e.def.complete(record, changed, previous, { ...context, now: now() })
-    checkReferences(e.def, stores, userId, record, changed)
+    checkReferences(e.def, stores, owner, record, changed, (resource, target) =>
+      access.mayRead(caller, engine(resource as ResourceName).def, target),
+    )
   }
 
   /**
@@ -280,7 +283,7 @@ export function createRecordsService({
     // Whose collection it goes into is checked first: nothing of another member's records is looked at before.
     record.owner_id = (owner as string | undefined) ?? caller
     access.check(caller, e.def, record, 'create')
-    settle(e, String(record.owner_id), record, new Set(Object.keys(input)), null)
+    settle(e, caller, String(record.owner_id), record, new Set(Object.keys(input)), null)
     record.source = (extras.source as string | undefined) ?? source ?? 'local'
     record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
     record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
@@ -425,7 +428,7 @@ export function createRecordsService({
       dedupeTags(next)
       // Moved to another collection (an event to another calendar): the caller must write there too.
       if (RecordAccess.target(e.def, next) !== RecordAccess.target(e.def, current)) access.check(userId, e.def, next, 'create')
-      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
+      settle(e, userId, String(current.owner_id), next, new Set(Object.keys(change)), current)
       next.updated_at = iso()
       return write(e, current, next, version)
     },
@@ -439,7 +442,7 @@ export function createRecordsService({
       const change = run.apply(current, { ...context, now: now() })
       if (!change) return current
       const next: ApiRecord = { ...current, ...change }
-      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
+      settle(e, userId, String(current.owner_id), next, new Set(Object.keys(change)), current)
       next.updated_at = iso()
       return write(e, current, next, version)
     },

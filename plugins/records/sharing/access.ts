@@ -37,6 +37,12 @@ export class RecordAccess {
             'SELECT access FROM records_shares WHERE with_user_id = ? AND kind = ? AND owner_id = ? AND target = ?',
           )
           .pluck(),
+      since: () =>
+        db
+          .prepare<[string, string, string, string], string>(
+            'SELECT created_at FROM records_shares WHERE with_user_id = ? AND kind = ? AND owner_id = ? AND target = ?',
+          )
+          .pluck(),
       sharees: () =>
         db
           .prepare<[string, string, string], string>(
@@ -65,9 +71,19 @@ export class RecordAccess {
     return (this.q.one.get(caller, def.sharing.kind, owner, target) as ShareAccess | undefined) ?? null
   }
 
-  /** Whether `caller` may read `record` (a stored record, or an event's data: `owner_id` and its collection). */
-  mayRead(caller: string, def: ResourceDefinition, record: Record<string, unknown>): boolean {
-    return typeof record.owner_id === 'string' && this.level(caller, def, record.owner_id, RecordAccess.target(def, record)) !== null
+  /**
+   * Whether `caller` may read `record` (a stored record, or an event's data: `owner_id` and its
+   * collection). With `at` (when a change event happened), only if the collection was already
+   * shared with them then: a share opens the collection from its making on, never its past (a
+   * replay from an old cursor must not hand over a note's earlier drafts, or an event that sat in
+   * the calendar before the share and has left it since).
+   */
+  mayRead(caller: string, def: ResourceDefinition, record: Record<string, unknown>, at?: string): boolean {
+    if (typeof record.owner_id !== 'string') return false
+    if (record.owner_id === caller) return true
+    if (!def.sharing) return false
+    const since = this.q.since.get(caller, def.sharing.kind, record.owner_id, RecordAccess.target(def, record))
+    return since !== undefined && (at === undefined || since <= at)
   }
 
   /**
