@@ -11,6 +11,7 @@ import type { Objects } from './objects-service.js'
 import { resolve, ROOT } from './paths.js'
 import { MAX_OBJECT_BYTES } from './properties.js'
 import { type DavRequest, davRequest, readXmlBody } from './request.js'
+import { hidden } from './shared-access.js'
 import type { DavStore } from './store.js'
 
 /** Methods fastify does not route by default; all carry a body. */
@@ -66,6 +67,7 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
     const handle = HANDLERS[req.method]
     if (!handle) throw new HttpError('METHOD_NOT_ALLOWED')
     const r = davRequest(req, reply, { api, objects, store }, { userId: auth.userId as string, email: auth.email ?? '' }, target)
+    if (hidden(r)) throw new HttpError('NOT_FOUND', 'No such DAV resource')
     if (EXTRA_METHODS.includes(req.method)) await readXmlBody(r)
     return handle(r)
   }

@@ -7,15 +7,19 @@
  * change events); `occurrences` expands, overrides and cancels recurring events.
  */
 import type { EventOccurrences } from './resources/event-occurrences.js'
+import type { ContactPhotos } from './resources/contact-photos.js'
 import type { RecordsService } from './service.js'
 
 export interface RecordsPluginService {
   service: RecordsService
   occurrences: EventOccurrences
+  /** Contact photos: re-encoding received images, and the stored JPEG of a contact (vCard PHOTO). */
+  photos: ContactPhotos
 }
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
+export type { ContactPhotos, PreparedPhoto } from './resources/contact-photos.js'
 // The compact projection's last step (docs/api.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
 // The import limits of archives (a member, all members, unpacked), for plugins reading uploads the same way.
@@ -31,3 +35,4 @@ export { parseTodos } from './formats/vtodo-parse.js'
 export { serializeTodos, taskUid } from './formats/vtodo-serialize.js'
 export { EXTRA_PROPERTIES, parseVCards } from './formats/vcard-parse.js'
 export { serializeVCard } from './formats/vcard-serialize.js'
+export { cardPhoto, type InlinePhoto } from './formats/vcard-photo.js'
