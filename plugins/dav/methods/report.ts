@@ -7,7 +7,7 @@ import { type DavRequest, sendMultistatus, sendXml, xmlBody } from '../request.j
 export function report(r: DavRequest) {
   if (r.target.type !== 'collection' || !r.exists(r.target.collection))
     throw new HttpError('NOT_FOUND', 'REPORT applies to a calendar or the address book')
-  const result = answer(r.props, r.objects, r.target.collection, xmlBody(r.body, '', '', false), r.api.answerBudget())
+  const result = answer(r.props, r.objects, r.target.collection, xmlBody(r.xml, '', '', false), r.api.answerBudget())
   if ('status' in result) return sendXml(r.reply, result.status, result.body)
   return sendMultistatus(r.reply, multistatusStream(result.multistatus))
 }

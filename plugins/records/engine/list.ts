@@ -288,6 +288,8 @@ export class RecordLister {
         if (!skip?.has(at)) occurrences.push({ ...s, at, sortValue: new Date(at).toISOString() })
       }
       if (occurrences.length > MAX_EXPANDED) throw tooManyOccurrences(window)
+      // A paced caller may give the event loop back between two series' expansions.
+      yield
     }
     const compare = this.comparator(q, ranked, expansion.column)
     occurrences.sort(compare)
