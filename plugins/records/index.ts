@@ -7,6 +7,8 @@ import { eventOccurrences } from './resources/event-occurrences.js'
 import { isZone } from '../../lib/timezone/wall-clock.js'
 import { createRecordsService } from './service.js'
 import { shareRoutes } from './routes/shares.js'
+import { invitationRoutes } from './routes/invitations.js'
+import { freeBusy } from './resources/free-busy.js'
 import { createShares, type Shares } from './sharing/shares.js'
 import type { RecordsPluginService } from './public.js'
 
@@ -58,6 +60,7 @@ export default definePlugin(
       timezone: api.config.timezone,
       recordCacheBytes: api.config.recordCacheMb * 1024 * 1024,
       metrics: api.metrics,
+      member: api.auth.member,
       onErased: (resource, record) => {
         if (resource === 'notes') late.shares?.noteErased(String(record.owner_id), record.id)
       },
@@ -82,6 +85,7 @@ export default definePlugin(
     await recordRoutes(app, { service, occurrences })
     await noteArchiveRoutes(app, { service })
     await shareRoutes(app, { shares })
+    await invitationRoutes(app, { service, busy: freeBusy(api.db, api.auth.member, api.config.timezone) })
     await importExportRoutes(app, { service, occurrences, events: api.events, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.
