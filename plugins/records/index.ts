@@ -81,11 +81,12 @@ export default definePlugin(
     }
     const occurrences = eventOccurrences(service, api.db)
     // Other plugins (DAV, MCP, sync connectors, digest, AI) reach records through this, never the tables.
-    api.services.provide<RecordsPluginService>({ service, occurrences })
+    const busy = freeBusy(api.db, api.auth.member, api.config.timezone)
+    api.services.provide<RecordsPluginService>({ service, occurrences, freeBusy: busy })
     await recordRoutes(app, { service, occurrences })
     await noteArchiveRoutes(app, { service })
     await shareRoutes(app, { shares })
-    await invitationRoutes(app, { service, busy: freeBusy(api.db, api.auth.member, api.config.timezone) })
+    await invitationRoutes(app, { service, busy })
     await importExportRoutes(app, { service, occurrences, events: api.events, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.

@@ -18,6 +18,7 @@ const suites: Record<string, string> = {
   start: 'benchStart',
   offsite: 'benchOffsite',
   page: 'benchPage',
+  sharing: 'benchSharing',
 }
 
 const wanted = process.argv.slice(2)

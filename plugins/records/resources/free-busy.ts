@@ -42,8 +42,12 @@ interface Row {
 const COLUMNS = 't.id, t.user_id AS owner, t.start_at, t.end_at, t.all_day, t.timezone, t.recurrence, t.status, t.attendees'
 const LIVE =
   "t.deleted_at IS NULL AND t.status <> 'cancelled' AND NOT EXISTS (SELECT 1 FROM events s WHERE s.id = t.recurrence_id AND s.deleted_at IS NOT NULL)"
-/** Theirs, or naming them among the attendees. */
-const WHOSE = '(t.user_id = @user OR t.id IN (SELECT event_id FROM records_invitations WHERE email = @email))'
+/** A member's: theirs, or naming them among the attendees. One calendar's: its events. */
+const WHOSE = {
+  member: '(t.user_id = @user OR t.id IN (SELECT event_id FROM records_invitations WHERE email = @email))',
+  calendar: 't.user_id = @user AND t.calendar_name = @calendar',
+}
+type Scope = keyof typeof WHOSE
 
 const tooMuch = () =>
   new HttpError('UNPROCESSABLE', 'this window holds too many busy intervals: ask for a shorter range', {
@@ -51,17 +55,23 @@ const tooMuch = () =>
     constraint: 'max_occurrences',
   })
 
+export type FreeBusy = ReturnType<typeof freeBusy>
+
 export function freeBusy(db: Database.Database, member: MemberLookup, zone: string) {
+  const statements = (whose: string) =>
+    preparedOnUse(db, {
+      series: () =>
+        db.prepare<Record<string, unknown>, Row>(
+          `SELECT ${COLUMNS} FROM events t WHERE ${whose} AND t.recurrence IS NOT NULL AND t.start_at <= @to AND ${LIVE} LIMIT ${MAX_SERIES + 1}`,
+        ),
+      plain: () =>
+        db.prepare<Record<string, unknown>, Row>(
+          `SELECT ${COLUMNS} FROM events t WHERE ${whose} AND t.recurrence IS NULL AND t.start_at >= @since AND t.start_at <= @to ` +
+            `AND coalesce(t.end_at, t.start_at) >= @from AND ${LIVE} LIMIT ${MAX_INTERVALS + 1}`,
+        ),
+    })
+  const scoped = { member: statements(WHOSE.member), calendar: statements(WHOSE.calendar) }
   const q = preparedOnUse(db, {
-    series: () =>
-      db.prepare<Record<string, unknown>, Row>(
-        `SELECT ${COLUMNS} FROM events t WHERE ${WHOSE} AND t.recurrence IS NOT NULL AND t.start_at <= @to AND ${LIVE} LIMIT ${MAX_SERIES + 1}`,
-      ),
-    plain: () =>
-      db.prepare<Record<string, unknown>, Row>(
-        `SELECT ${COLUMNS} FROM events t WHERE ${WHOSE} AND t.recurrence IS NULL AND t.start_at >= @since AND t.start_at <= @to ` +
-          `AND coalesce(t.end_at, t.start_at) >= @from AND ${LIVE} LIMIT ${MAX_INTERVALS + 1}`,
-      ),
     replaced: () =>
       db.prepare<[string], { series: string; start: string }>(
         // By the owner's index of overrides: each series is [owner, id].
@@ -97,17 +107,25 @@ export function freeBusy(db: Database.Database, member: MemberLookup, zone: stri
     return [fromWall(new Date(start), zone), fromWall(new Date(start + Math.max(length, DAY)), zone)]
   }
 
-  function busyOf(user: string, email: string, from: number, to: number, budget: { left: number }): Array<[number, number]> {
+  function busyOf(
+    scope: Scope,
+    user: string,
+    email: string,
+    from: number,
+    to: number,
+    budget: { left: number },
+    calendar = '',
+  ): Array<[number, number]> {
     const params = {
       user,
-      email,
+      ...(scope === 'member' ? { email } : { calendar }),
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
       since: new Date(from - LOOKBACK_MS).toISOString(),
     }
-    const series = q.series.all(params)
+    const series = scoped[scope].series.all(params)
     if (series.length > MAX_SERIES) throw tooMuch()
-    const plain = q.plain.all(params)
+    const plain = scoped[scope].plain.all(params)
     const kept = [...series, ...plain].filter((r) => !declined(r, email))
     const transparent = transparentOf(kept.map((r) => r.id))
     const out: Array<[number, number]> = []
@@ -136,17 +154,28 @@ export function freeBusy(db: Database.Database, member: MemberLookup, zone: stri
     return out
   }
 
+  const checkWindow = (from: number, to: number) => {
+    if (to - from > MAX_WINDOW_DAYS * DAY) throw invalidQuery('to', 'max_window', `the window may span at most ${MAX_WINDOW_DAYS} days`)
+  }
+
   return {
+    /** One calendar of a member's: when its events make them busy (CalDAV free-busy-query). */
+    ofCalendar(owner: string, calendar: string, from: number, to: number): Interval[] {
+      checkWindow(from, to)
+      const email = member(owner)?.email.toLowerCase() ?? ''
+      return merged(busyOf('calendar', owner, email, from, to, { left: MAX_INTERVALS }, calendar))
+    },
+
     /** Each member's busy intervals in [from, to], merged and in order; 404 for an id that is no member. */
     of(userIds: string[], from: number, to: number): Array<{ user_id: string; busy: Interval[] }> {
-      if (to - from > MAX_WINDOW_DAYS * DAY) throw invalidQuery('to', 'max_window', `the window may span at most ${MAX_WINDOW_DAYS} days`)
+      checkWindow(from, to)
       const members = userIds.map((id) => {
         const found = member(id)
         if (!found) throw new HttpError('NOT_FOUND', 'No member of this instance has that id')
         return found
       })
       const budget = { left: MAX_INTERVALS }
-      return members.map((m) => ({ user_id: m.id, busy: merged(busyOf(m.id, m.email.toLowerCase(), from, to, budget)) }))
+      return members.map((m) => ({ user_id: m.id, busy: merged(busyOf('member', m.id, m.email.toLowerCase(), from, to, budget)) }))
     },
   }
 }
