@@ -15,7 +15,6 @@ export interface Organizer {
 
 /** Header text from a member's words: no line breaks or control characters, bounded. */
 export const headerText = (text: string, max = 120): string =>
-  // eslint-disable-next-line no-control-regex -- control characters are what this removes
   text.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, max)
 
 export function calendarOf(
