@@ -7,18 +7,22 @@
  * change events); `occurrences` expands, overrides and cancels recurring events.
  */
 import type { EventOccurrences } from './resources/event-occurrences.js'
+import type { ContactPhotos } from './resources/contact-photos.js'
 import type { RecordsService } from './service.js'
 import type { FreeBusy } from './resources/free-busy.js'
 
 export interface RecordsPluginService {
   service: RecordsService
   occurrences: EventOccurrences
+  /** Contact photos: re-encoding received images, and the stored JPEG of a contact (vCard PHOTO). */
+  photos: ContactPhotos
   /** Busy times of members and of one calendar (series expanded; cancelled, declined and transparent events left out). */
   freeBusy: FreeBusy
 }
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
+export type { ContactPhotos, PreparedPhoto } from './resources/contact-photos.js'
 export type { FreeBusy, Interval } from './resources/free-busy.js'
 // The compact projection's last step (docs/api.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
@@ -35,3 +39,4 @@ export { parseTodos } from './formats/vtodo-parse.js'
 export { serializeTodos, taskUid } from './formats/vtodo-serialize.js'
 export { EXTRA_PROPERTIES, parseVCards } from './formats/vcard-parse.js'
 export { serializeVCard } from './formats/vcard-serialize.js'
+export { cardPhoto, type InlinePhoto } from './formats/vcard-photo.js'

@@ -39,6 +39,7 @@ const fieldsWith = (it: ReturnType<typeof items>) => ({
   tags: Tags,
 })
 const writable = fieldsWith(items(false))
+const HasPhoto = Type.Boolean({ description: 'a photo is stored: GET /contacts/{id}/photo serves it (set with PUT, removed with DELETE)' })
 
 type Item = Record<string, unknown>
 
@@ -76,13 +77,14 @@ export const contacts: ResourceDefinition = {
     addresses: 'json',
     notes: 'text',
     avatar_path: 'text',
+    has_photo: 'bool',
     tags: 'json',
     custom_fields: 'json',
   },
   sharing: { kind: 'addressbook', column: null },
   fts: { table: 'contacts_fts', weights: [10, 5, 5, 3, 1] },
   schemas: {
-    record: recordSchema(fieldsWith(items(true)), examples.contacts.record),
+    record: recordSchema({ ...fieldsWith(items(true)), has_photo: HasPhoto }, examples.contacts.record),
     create: createSchema(writable, [], examples.contacts.create),
     patch: patchSchema({ ...writable, display_name: Nullable(writable.display_name) }),
     listFilters: Type.Object({
@@ -107,7 +109,9 @@ export const contacts: ResourceDefinition = {
   counted: { archived: false },
   rowLocalFilters: true,
   stateIndexes: [{ index: 'contacts_user_trash', state: { deleted: true } }],
-  defaults: contactDefaults(),
+  defaults: { ...contactDefaults(), has_photo: false },
+  // Set by the photo routes and imports (with the photo itself), never by a create or PATCH body.
+  importExtras: { has_photo: Type.Boolean() },
   complete(record) {
     normalizeItems(record)
     if (typeof record.display_name === 'string' && record.display_name.trim()) {

@@ -48,6 +48,7 @@ export const examples = {
       addresses: [],
       notes: null,
       avatar_path: null,
+      has_photo: false,
       tags: ['family'],
       ...managed,
     },
