@@ -20,12 +20,15 @@ export interface Grant {
   access: ShareAccess
 }
 
+/** What a caller may do with a collection: its owner, a sharee for writing or reading, or nobody. */
+export type CollectionLevel = 'owner' | ShareAccess | null
+
 /**
- * What a caller may do with a collection: its owner, a sharee for writing or reading, or nobody.
- * `attendee`: a member an event names among its attendees (by their email) reads that event and
- * answers it, whatever calendar it is in, and changes nothing else of it.
+ * What a caller may do with one record: as its collection says, or `attendee`: a member an event
+ * names among its attendees (by their email) reads that event and answers it, whatever calendar
+ * it is in, and changes nothing else of it.
  */
-export type Level = 'owner' | ShareAccess | 'attendee' | null
+export type Level = CollectionLevel | 'attendee'
 
 /** A member by id or email: their id and email (the plugin API's `auth.member`). */
 export type MemberLookup = (idOrEmail: string) => { id: string; email: string } | undefined
@@ -83,7 +86,7 @@ export class RecordAccess {
   }
 
   /** What `caller` may do with `owner`'s collection `target` of this resource. */
-  level(caller: string, def: ResourceDefinition, owner: string, target: string): Level {
+  level(caller: string, def: ResourceDefinition, owner: string, target: string): CollectionLevel {
     if (owner === caller) return 'owner'
     if (!def.sharing) return null
     return (this.q.one.get(caller, def.sharing.kind, owner, target) as ShareAccess | undefined) ?? null
