@@ -14,8 +14,7 @@ export interface Organizer {
 }
 
 /** Header text from a member's words: no line breaks or control characters, bounded. */
-export const headerText = (text: string, max = 120): string =>
-  text.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, max)
+export const headerText = (text: string, max = 120): string => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, max)
 
 export function calendarOf(
   event: Record<string, unknown>,
