@@ -19,6 +19,7 @@ const suites: Record<string, string> = {
   offsite: 'benchOffsite',
   page: 'benchPage',
   attacks: 'benchAttacks',
+  sharing: 'benchSharing',
 }
 
 const wanted = process.argv.slice(2)
