@@ -3,6 +3,7 @@ import type { DavObject, Objects } from './objects-service.js'
 import { CALENDAR_TYPE, CARD_TYPE } from './objects.js'
 import { el, href, NS, type PropResult, type PropValue, type XmlNode } from '../../lib/webdav-xml/index.js'
 import type { DavStore } from './store.js'
+import { isBirthdays } from './birthdays.js'
 
 /**
  * The live properties each kind of resource answers (RFC 4918, 4791, 6352, 6578, 5397,
@@ -23,6 +24,10 @@ type Getter = (ctx: PropContext, target: Target, obj?: DavObject) => PropValue |
 
 const xml = (s: string) => ({ xml: s })
 const PRIVILEGES = ['read', 'write', 'write-properties', 'write-content', 'bind', 'unbind', 'read-current-user-privilege-set']
+/** The birthdays calendar and its objects are read: clients show it as read-only and offer no edits. */
+const READ_PRIVILEGES = ['read', 'read-current-user-privilege-set']
+const privilegesOf = (t: Target) =>
+  (t.type === 'collection' || t.type === 'object') && isBirthdays(t.collection) ? READ_PRIVILEGES : PRIVILEGES
 const REPORTS: Record<string, Array<[string, string]>> = {
   event: [
     [NS.caldav, 'calendar-query'],
@@ -68,7 +73,10 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.dav}displayname`]: (c, t) => {
     if (t.type === 'principal') return c.email
     if (t.type === 'collection')
-      return stored(c, t, `${NS.dav}displayname`) ?? (t.collection.kind === 'card' ? 'Contacts' : t.collection.name)
+      return (
+        stored(c, t, `${NS.dav}displayname`) ??
+        (t.collection.kind === 'card' ? 'Contacts' : isBirthdays(t.collection) ? 'Birthdays' : t.collection.name)
+      )
     return undefined
   },
   // Set by a client (PROPPATCH, MKCALENDAR): answered only once set, else missing (404).
@@ -80,7 +88,7 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.dav}principal-URL`]: (_c, t) => (t.type === 'principal' ? xml(href(PRINCIPAL)) : undefined),
   [`${NS.dav}owner`]: (_c, t) => (t.type === 'collection' ? xml(href(PRINCIPAL)) : undefined),
   [`${NS.dav}principal-collection-set`]: () => xml(href('/dav/')),
-  [`${NS.dav}current-user-privilege-set`]: () => xml(PRIVILEGES.map((p) => el(NS.dav, 'privilege', el(NS.dav, p))).join('')),
+  [`${NS.dav}current-user-privilege-set`]: (_c, t) => xml(privilegesOf(t).map((p) => el(NS.dav, 'privilege', el(NS.dav, p))).join('')),
   [`${NS.dav}supported-report-set`]: (_c, t) =>
     t.type === 'collection'
       ? xml(
