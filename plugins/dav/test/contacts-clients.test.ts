@@ -109,7 +109,7 @@ t.test('python3-vobject cards round-trip through import/export and through CardD
       { url: 'https://example.org/notes?a=1&b=2', label: null },
     ],
   })
-  t.match(leap, { birthday: '--02-29', anniversary: '2010-06-12', urls: [{ url: 'https://blog.example', label: 'blog' }] })
+  t.match(leap, { birthday: '--02-29', anniversary: '2010-06-12', urls: [{ url: 'https://blog.example', label: 'Blog' }] })
 
   const exported: Record<string, string> = {}
   for (const version of ['3.0', '4.0']) {

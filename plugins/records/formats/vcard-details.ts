@@ -16,7 +16,7 @@ export const DETAIL_PROPERTIES = new Set(['BDAY', 'ANNIVERSARY', 'X-ANNIVERSARY'
 const APPLE_ANNIVERSARY = 'anniversary'
 
 const URL_TYPE_NOISE = new Set(['pref', 'internet', 'x-internet'])
-/** Labels vCard names as TYPE values (RFC 6350 URL: work, home); other labels go in Apple's grouped X-ABLabel. */
+/** Labels vCard names as TYPE values (RFC 6350 URL: work, home; read back in lower case); other labels go in Apple's grouped X-ABLabel, as written. */
 const TYPED_LABELS = new Set(['home', 'work'])
 
 type Details = Pick<ContactRecord, 'birthday' | 'anniversary' | 'nickname' | 'urls' | 'groups' | 'tags'>
@@ -36,10 +36,16 @@ export function readDetail(cl: ContentLine, label: string | undefined, record: D
     case 'X-ANNIVERSARY':
       readDate(cl, 'anniversary', record, keep)
       return true
-    case 'X-ABDATE':
-      if (label?.toLowerCase() !== APPLE_ANNIVERSARY || record.anniversary) return false
-      readDate(cl, 'anniversary', record, keep)
-      return true
+    case 'X-ABDATE': {
+      if (label?.toLowerCase() !== APPLE_ANNIVERSARY) return false
+      if (!record.anniversary) {
+        readDate(cl, 'anniversary', record, keep)
+        return true
+      }
+      // The same date as X-ANNIVERSARY (3.0 cards carry both): one anniversary; another date stays as written.
+      const date = parseVCardDate(text(), cl.params.get('X-APPLE-OMIT-YEAR')?.[0])
+      return date !== null && formatCanonicalDate(date) === record.anniversary
+    }
     case 'NICKNAME':
       // NICKNAME is a list (RFC 6350 6.2.3): the first is the field, the others stay as written.
       if (!record.nickname) record.nickname = splitEscaped(cl.value, ',').map((s) => s.trim()).find(Boolean) ?? null
@@ -67,7 +73,7 @@ function readDate(cl: ContentLine, key: 'birthday' | 'anniversary', record: Deta
 
 function urlLabel(cl: ContentLine, groupLabel: string | undefined): string | null {
   const type = typeValues(cl).find((t) => !URL_TYPE_NOISE.has(t))
-  return (type ?? groupLabel?.toLowerCase() ?? null) || null
+  return (type ?? groupLabel ?? null) || null
 }
 
 function addNames(into: string[], value: string): void {
@@ -120,8 +126,8 @@ function urlLines(urls: ContactUrl[]): string[] {
   const lines: string[] = []
   urls.forEach((u, i) => {
     const label = u.label?.trim() ?? ''
-    if (!label || TYPED_LABELS.has(label.toLowerCase())) {
-      lines.push(contentLine('URL', label ? [['TYPE', label.toLowerCase()]] : [], u.url))
+    if (!label || TYPED_LABELS.has(label)) {
+      lines.push(contentLine('URL', label ? [['TYPE', label]] : [], u.url))
       return
     }
     lines.push(contentLine(`hearth-url${i + 1}.URL`, [], u.url))

@@ -51,7 +51,7 @@ t.test('Apple Contacts vCard 3.0: labels, groups, folded lines, escapes', async 
   const grocer = entries[1].record
   t.match(grocer, { display_name: 'Green Grocer Ltd', first_name: null, last_name: null, company: 'Green Grocer Ltd' })
   t.same(grocer.phones, [{ number: '020 7946 0018', label: 'work', primary: true }])
-  t.same(grocer.urls, [{ url: 'https://greengrocer.example', label: 'homepage' }], "Apple's grouped label")
+  t.same(grocer.urls, [{ url: 'https://greengrocer.example', label: 'HomePage' }], "Apple's grouped label")
   t.same(grocer.custom_fields, {
     'x-abshowas': 'COMPANY',
     'x-abuid': '0E6C8D1A-7B42-4E3D-8C4B-1F7A9E2B6C11:ABPerson',
