@@ -60,7 +60,8 @@ export function formatCanonicalDate(d: PartialDate): string {
  * such form, so it writes the year 1604 and names it in X-APPLE-OMIT-YEAR, as Apple's clients do.
  */
 export function formatVCardDate(d: PartialDate, version: '3.0' | '4.0'): { value: string; params: Array<[string, string]> } {
-  if (d.year !== null) return { value: version === '4.0' ? `${pad(d.year, 4)}${pad(d.month)}${pad(d.day)}` : formatCanonicalDate(d), params: [] }
+  if (d.year !== null)
+    return { value: version === '4.0' ? `${pad(d.year, 4)}${pad(d.month)}${pad(d.day)}` : formatCanonicalDate(d), params: [] }
   if (version === '4.0') return { value: `--${pad(d.month)}${pad(d.day)}`, params: [] }
   return { value: `1604-${pad(d.month)}-${pad(d.day)}`, params: [['X-APPLE-OMIT-YEAR', '1604']] }
 }

@@ -55,7 +55,10 @@ function readGroupCard(text: string): { grp: string; uid: string | null; members
   const value = (name: string) => card.properties.find((p) => p.name === name)?.value
   const grp = unescapeText(value('FN') ?? value('N')?.split(';')[0] ?? '').trim()
   if (!grp || grp.length > 200 || /[\u0000-\u001f]/.test(grp))
-    throw new HttpError('VALIDATION_ERROR', 'a group card needs its name in FN (at most 200 characters)', { field: 'FN', constraint: 'required' })
+    throw new HttpError('VALIDATION_ERROR', 'a group card needs its name in FN (at most 200 characters)', {
+      field: 'FN',
+      constraint: 'required',
+    })
   const members = card.properties
     .filter((p) => p.name === 'X-ADDRESSBOOKSERVER-MEMBER' || p.name === 'MEMBER')
     .map((p) => bareUid(unescapeText(p.value)))
@@ -69,8 +72,7 @@ export function contactGroups(db: Database.Database, service: RecordsService, st
     byName: () => db.prepare<[string, string], GroupRow>('SELECT * FROM dav_groups WHERE user_id = ? AND name = ?'),
     byGroup: () => db.prepare<[string, string], GroupRow>('SELECT * FROM dav_groups WHERE user_id = ? AND grp = ?'),
     ofUser: () => db.prepare<[string], GroupRow>('SELECT * FROM dav_groups WHERE user_id = ? ORDER BY name'),
-    derive: () =>
-      db.prepare('INSERT OR IGNORE INTO dav_groups (user_id, name, grp, uid, client) VALUES (?, ?, ?, ?, 0)'),
+    derive: () => db.prepare('INSERT OR IGNORE INTO dav_groups (user_id, name, grp, uid, client) VALUES (?, ?, ?, ?, 0)'),
     upsert: () =>
       db.prepare(
         `INSERT INTO dav_groups (user_id, name, grp, uid, client, pending, original, original_etag) VALUES (?, ?, ?, ?, 1, ?, ?, ?)
@@ -102,7 +104,8 @@ export function contactGroups(db: Database.Database, service: RecordsService, st
     return contacts.map((c) => bareUid(kept.get(c.id)?.find(([n]) => n === 'UID')?.[2] ?? c.id))
   }
 
-  const etagOf = (row: GroupRow, uids: string[]) => `"g${sha(`${row.grp}\u0000${row.uid}\u0000${[...uids].sort().join(',')}`).slice(0, 20)}"`
+  const etagOf = (row: GroupRow, uids: string[]) =>
+    `"g${sha(`${row.grp}\u0000${row.uid}\u0000${[...uids].sort().join(',')}`).slice(0, 20)}"`
 
   const objectOf = (userId: string, row: GroupRow): GroupObject | null => {
     const members = contactsIn(userId, row.grp)
@@ -205,9 +208,19 @@ export function contactGroups(db: Database.Database, service: RecordsService, st
         q.upsert.run(userId, name, card.grp, uid, JSON.stringify(unknown), text, null)
         const renamed = existing && existing.grp !== card.grp ? existing.grp : null
         if (renamed)
-          for (const c of contactsIn(userId, renamed)) setGroups(userId, c, (c.groups as string[]).filter((g) => g !== renamed))
+          for (const c of contactsIn(userId, renamed))
+            setGroups(
+              userId,
+              c,
+              (c.groups as string[]).filter((g) => g !== renamed),
+            )
         for (const c of contactsIn(userId, card.grp))
-          if (!ids.has(c.id)) setGroups(userId, c, (c.groups as string[]).filter((g) => g !== card.grp))
+          if (!ids.has(c.id))
+            setGroups(
+              userId,
+              c,
+              (c.groups as string[]).filter((g) => g !== card.grp),
+            )
         for (const id of ids) {
           const c = service.get(userId, 'contacts', id)
           const groups = (c.groups as string[] | undefined) ?? []
@@ -232,7 +245,12 @@ export function contactGroups(db: Database.Database, service: RecordsService, st
         throw new HttpError('PRECONDITION_FAILED', 'The object changed since you read it (If-Match)')
       db.transaction(() => {
         q.drop.run(userId, name)
-        for (const c of current.group.members) setGroups(userId, c, (c.groups as string[]).filter((g) => g !== row.grp))
+        for (const c of current.group.members)
+          setGroups(
+            userId,
+            c,
+            (c.groups as string[]).filter((g) => g !== row.grp),
+          )
       })()
       store.log(userId, 'card', GROUP_COLLECTION, name, true)
       return true

@@ -144,10 +144,7 @@ export function createObjects(deps: {
     const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`
     if (c.kind === 'card') {
       const contacts = service.listAll(userId, 'contacts')
-      return [
-        ...contacts.map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) })),
-        ...groups.members(userId, contacts),
-      ]
+      return [...contacts.map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) })), ...groups.members(userId, contacts)]
     }
     if (c.kind === 'task') {
       return service

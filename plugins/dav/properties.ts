@@ -88,7 +88,12 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.dav}principal-URL`]: (_c, t) => (t.type === 'principal' ? xml(href(PRINCIPAL)) : undefined),
   [`${NS.dav}owner`]: (_c, t) => (t.type === 'collection' ? xml(href(PRINCIPAL)) : undefined),
   [`${NS.dav}principal-collection-set`]: () => xml(href('/dav/')),
-  [`${NS.dav}current-user-privilege-set`]: (_c, t) => xml(privilegesOf(t).map((p) => el(NS.dav, 'privilege', el(NS.dav, p))).join('')),
+  [`${NS.dav}current-user-privilege-set`]: (_c, t) =>
+    xml(
+      privilegesOf(t)
+        .map((p) => el(NS.dav, 'privilege', el(NS.dav, p)))
+        .join(''),
+    ),
   [`${NS.dav}supported-report-set`]: (_c, t) =>
     t.type === 'collection'
       ? xml(

@@ -121,7 +121,10 @@ t.test('python3-vobject cards round-trip through import/export and through CardD
   // The same cards through CardDAV, then a change on the JSON side, then read back.
   const auth = `Basic ${Buffer.from(`${d.email}:${d.key}`).toString('base64')}`
   // Other UIDs than the imported ones: a UID is one contact's (a second would be refused, 409).
-  const cards = original.replace('UID:plain-1', 'UID:plain-dav').replace('UID:APPLE-2', 'UID:APPLE-DAV').split(/(?=BEGIN:VCARD)/)
+  const cards = original
+    .replace('UID:plain-1', 'UID:plain-dav')
+    .replace('UID:APPLE-2', 'UID:APPLE-DAV')
+    .split(/(?=BEGIN:VCARD)/)
   for (const [i, card] of cards.entries()) {
     const put = await fetch(`${d.base}/dav/addressbooks/contacts/card-${i}.vcf`, {
       method: 'PUT',

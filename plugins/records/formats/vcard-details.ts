@@ -26,7 +26,12 @@ type Details = Pick<ContactRecord, 'birthday' | 'anniversary' | 'nickname' | 'ur
  * `label` is the Apple label of the line's group; `keep` takes a value that fits no field
  * (a BDAY in words), so it stays with the contact's custom fields as before.
  */
-export function readDetail(cl: ContentLine, label: string | undefined, record: Details, keep: (key: string, value: string) => void): boolean {
+export function readDetail(
+  cl: ContentLine,
+  label: string | undefined,
+  record: Details,
+  keep: (key: string, value: string) => void,
+): boolean {
   const text = () => unescapeText(cl.value).trim()
   switch (cl.name) {
     case 'BDAY':
@@ -48,7 +53,11 @@ export function readDetail(cl: ContentLine, label: string | undefined, record: D
     }
     case 'NICKNAME':
       // NICKNAME is a list (RFC 6350 6.2.3): the first is the field, the others stay as written.
-      if (!record.nickname) record.nickname = splitEscaped(cl.value, ',').map((s) => s.trim()).find(Boolean) ?? null
+      if (!record.nickname)
+        record.nickname =
+          splitEscaped(cl.value, ',')
+            .map((s) => s.trim())
+            .find(Boolean) ?? null
       return true
     case 'URL':
       if (text()) record.urls.push({ url: text(), label: urlLabel(cl, label) })

@@ -48,8 +48,7 @@ export function occasionEvent(contact: DatedContact, occasion: Occasion): ApiRec
   const year = date.year ?? YEARLESS_START
   const day = `${String(year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`
   // Feb 29: the last day of February, so the years without one have it on the 28th.
-  const rule: Recurrence =
-    date.month === 2 && date.day === 29 ? { freq: 'YEARLY', bymonth: [2], bymonthday: [-1] } : { freq: 'YEARLY' }
+  const rule: Recurrence = date.month === 2 && date.day === 29 ? { freq: 'YEARLY', bymonth: [2], bymonthday: [-1] } : { freq: 'YEARLY' }
   return {
     id: occasionId(contact.id, occasion),
     owner_id: contact.owner_id,
@@ -134,10 +133,14 @@ export function birthdaysCalendar(
         for (const s of all) {
           const starts = occurrences(s.recurrence as Recurrence, Date.parse(String(s.start_at)), window.from, window.to, MAX_EXPANDED + 1)
           if (items.length + starts.length > MAX_EXPANDED) {
-            throw new HttpError('UNPROCESSABLE', `the range holds more than ${MAX_EXPANDED} birthdays and anniversaries: ask for a shorter range`, {
-              field: 'from',
-              constraint: 'max_occurrences',
-            })
+            throw new HttpError(
+              'UNPROCESSABLE',
+              `the range holds more than ${MAX_EXPANDED} birthdays and anniversaries: ask for a shorter range`,
+              {
+                field: 'from',
+                constraint: 'max_occurrences',
+              },
+            )
           }
           for (const at of starts) items.push(occurrence(s, at))
         }

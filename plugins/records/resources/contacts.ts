@@ -61,7 +61,10 @@ const fieldsWith = (it: ReturnType<typeof items>) => ({
   birthday: PartialDate('birthday'),
   anniversary: PartialDate('anniversary (of a wedding, or any yearly date the contact keeps)'),
   urls: Type.Array(it.url, { maxItems: 50 }),
-  groups: Type.Array(Group, { maxItems: 100, description: "the address book's groups the contact belongs to (vCard CATEGORIES, Apple's group cards)" }),
+  groups: Type.Array(Group, {
+    maxItems: 100,
+    description: "the address book's groups the contact belongs to (vCard CATEGORIES, Apple's group cards)",
+  }),
 })
 const writable = fieldsWith(items(false))
 

@@ -130,10 +130,14 @@ export const events: ResourceDefinition = {
   importExtras: { recurrence_id: Uuid, occurrence_start: Timestamp },
   complete(record, changed, previous, ctx) {
     if (record.calendar_name === BIRTHDAYS) {
-      throw new HttpError('FORBIDDEN', "The birthdays calendar is read-only: it shows contacts' birthdays and anniversaries (edit the contact)", {
-        field: 'calendar_name',
-        constraint: 'read_only',
-      })
+      throw new HttpError(
+        'FORBIDDEN',
+        "The birthdays calendar is read-only: it shows contacts' birthdays and anniversaries (edit the contact)",
+        {
+          field: 'calendar_name',
+          constraint: 'read_only',
+        },
+      )
     }
     record.timezone ??= ctx.zone
     // All-day events are dates: the day as written, whatever offset came with it.

@@ -150,11 +150,7 @@ t.test('the birthdays calendar: yearly all-day occurrences in ranged lists, read
   t.same(Object.keys(page.body.data[0]).sort(), ['all_day', 'id', 'start_at', 'status', 'title'])
   const series = await call('GET', '/events?calendar_name=birthdays')
   t.equal(series.body.meta.total, 3, 'without a window: each yearly series once')
-  t.equal(
-    (await call('GET', '/events?from=2027-12-01&to=2027-12-31')).body.meta.total,
-    0,
-    'other calendars keep their own events only',
-  )
+  t.equal((await call('GET', '/events?from=2027-12-01&to=2027-12-31')).body.meta.total, 0, 'other calendars keep their own events only')
 
   // An edit of the contact shows at once.
   await call('PATCH', `/contacts/${ada.id}`, { birthday: '--12-11', display_name: 'Ada L.' })
@@ -166,7 +162,12 @@ t.test('the birthdays calendar: yearly all-day occurrences in ranged lists, read
   t.same(moved.body.data[0].custom_fields, { contact_id: ada.id, occasion: 'birthday' }, 'no year: no age to count')
 
   // Writes into it are refused with the envelope.
-  const create = await call('POST', '/events', { title: 'Party', start_at: '2027-01-01T00:00:00Z', all_day: true, calendar_name: 'birthdays' })
+  const create = await call('POST', '/events', {
+    title: 'Party',
+    start_at: '2027-01-01T00:00:00Z',
+    all_day: true,
+    calendar_name: 'birthdays',
+  })
   t.equal(create.status, 403)
   t.match(create.body.error, { code: 'FORBIDDEN', details: { field: 'calendar_name', constraint: 'read_only' } })
   const dentist = (await call('GET', '/events')).body.data[0]
@@ -190,8 +191,7 @@ t.test('shares: a sharee reads the birthdays of a shared address book; a non-sha
   await parent.call('POST', '/contacts', { display_name: 'Grandma', birthday: '1950-05-03' })
   await kid.call('POST', '/contacts', { display_name: 'Best friend', birthday: '--05-04' })
   const range = '/events?calendar_name=birthdays&from=2027-05-01&to=2027-05-31'
-  const titles = async (m: typeof parent, path = range) =>
-    (await m.call('GET', path)).body.data.map((e: { title: string }) => e.title)
+  const titles = async (m: typeof parent, path = range) => (await m.call('GET', path)).body.data.map((e: { title: string }) => e.title)
 
   t.same(await titles(kid), ["Best friend's birthday"], 'before sharing: their own only')
   const share = (await parent.call('POST', '/shares', { kind: 'addressbook', with: kid.id, access: 'read' })).body.data

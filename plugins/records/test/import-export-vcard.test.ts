@@ -156,7 +156,17 @@ const tricky: ContactRecord = {
 
 for (const version of ['4.0', '3.0'] as const) {
   t.test(`round trip through vCard ${version} is lossless and folds at 75 octets`, async (t) => {
-    const second = { ...tricky, display_name: 'Second', custom_fields: null, tags: [], groups: [], urls: [], birthday: '1996-02-29', anniversary: null, nickname: null }
+    const second = {
+      ...tricky,
+      display_name: 'Second',
+      custom_fields: null,
+      tags: [],
+      groups: [],
+      urls: [],
+      birthday: '1996-02-29',
+      anniversary: null,
+      nickname: null,
+    }
     const text = serializeVCards([tricky, second], version)
     t.ok(text.endsWith('END:VCARD\r\n'))
     for (const line of text.split('\r\n')) t.ok(octets(line) <= 75, `line within 75 octets: ${line}`)
