@@ -9,6 +9,8 @@ import { randomToken, sha256 } from './hash.js'
 import { preparedOnUse } from '../db/prepared-on-use.js'
 
 export const ACCESS_TTL_S = 24 * 3600
+/** Verified access tokens kept in memory, the least recently used dropped first. */
+const VERIFIED_KEPT = 1024
 export const REFRESH_TTL_S = 30 * 24 * 3600
 
 export interface AccessClaims {
@@ -70,6 +72,11 @@ export function createTokens(db: Db, secret: string) {
   })
 
   const nowS = () => Math.floor(Date.now() / 1000)
+  // A token's signature is checked once: jose verifies HS256 through WebCrypto, a trip to the thread pool
+  // and back that was a sixth of a signed-in write's time. What a verification says of a token string
+  // changes only when it expires (checked on every use); sessions ended since are checked per request by
+  // the caller (sessionOf), as before. Memory only, bounded.
+  const verified = new Map<string, AccessClaims>()
 
   const issueRefresh = (userId: string, familyId: string, client: ClientInfo, accessToken: string): string => {
     const token = randomToken('hrt_')
@@ -116,10 +123,21 @@ export function createTokens(db: Db, secret: string) {
       else q.revokeUser.run(nowS(), userId)
     },
     async verifyAccess(token: string): Promise<AccessClaims | null> {
+      const kept = verified.get(token)
+      if (kept) {
+        verified.delete(token)
+        // As jose judges it: a token whose exp is now or past has expired.
+        if (kept.exp <= Date.now() / 1000) return null
+        verified.set(token, kept)
+        return kept
+      }
       try {
         const { payload } = await (await loadJose()).jwtVerify(token, key, { algorithms: ['HS256'] })
-        if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null
-        return payload as unknown as AccessClaims
+        if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number' || typeof payload.exp !== 'number') return null
+        const claims = payload as unknown as AccessClaims
+        verified.set(token, claims)
+        if (verified.size > VERIFIED_KEPT) verified.delete(verified.keys().next().value as string)
+        return claims
       } catch {
         return null
       }

@@ -3,34 +3,37 @@ import { readFile } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 /**
- * The household page at `/`: one HTML file, one ES module, one stylesheet and two libraries it loads only
- * when needed (the QR code drawer, the WebAuthn helper), all from this folder's assets/ (the libraries are
- * copied there from node_modules at build time: scripts/page-assets.mjs). Nothing is fetched from
- * elsewhere, and the policy below forbids it.
+ * The household page at `/`: one HTML file carrying its stylesheet, one ES module and two libraries it
+ * loads only when needed (the QR code drawer, the WebAuthn helper), all from this folder's assets/ (the
+ * libraries are copied there from node_modules at build time: scripts/page-assets.mjs). Nothing is fetched
+ * from elsewhere, and the policy below forbids it.
  */
 const ASSETS = new URL('./assets/', import.meta.url)
 
-/** What the browser may run: this origin's files only, no inline script or style, no framing, no DOM sinks. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  // The page writes text, never HTML: with Trusted Types required and no policy allowed, any innerHTML-like
-  // assignment throws instead of parsing markup.
-  "require-trusted-types-for 'script'",
-  "trusted-types 'none'",
-].join('; ')
+/**
+ * What the browser may run: this origin's files only, no inline script, no inline style but the page's own
+ * stylesheet (allowed by its hash), no framing, no DOM sinks.
+ */
+export const contentSecurityPolicy = (styleHash: string) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' 'sha256-${styleHash}'`,
+    "img-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    // The page writes text, never HTML: with Trusted Types required and no policy allowed, any innerHTML-like
+    // assignment throws instead of parsing markup.
+    "require-trusted-types-for 'script'",
+    "trusted-types 'none'",
+  ].join('; ')
 
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/assets/household.js': { file: 'household.js', type: 'text/javascript; charset=utf-8' },
-  '/assets/household.css': { file: 'household.css', type: 'text/css; charset=utf-8' },
   '/assets/icon.svg': { file: 'icon.svg', type: 'image/svg+xml' },
   '/assets/vendor/qrcode.mjs': { file: 'vendor/qrcode.mjs', type: 'text/javascript; charset=utf-8' },
   '/assets/vendor/webauthn.js': { file: 'vendor/webauthn.js', type: 'text/javascript; charset=utf-8' },
@@ -42,8 +45,13 @@ interface Loaded {
   hash: string
 }
 
-/** The files the HTML names (stylesheet, script, icon): named with `?v=<hash>` so a browser may keep them for good. */
-const NAMED_BY_PAGE = ['/assets/household.css', '/assets/household.js', '/assets/icon.svg']
+/** The files the HTML names (script, icon): named with `?v=<hash>` so a browser may keep them for good. */
+const NAMED_BY_PAGE = ['/assets/household.js', '/assets/icon.svg']
+/**
+ * The stylesheet goes into the HTML itself: a stylesheet holds the first paint until it has arrived, so
+ * the page paints from its first response alone, as a one-line page does, instead of after a second trip.
+ */
+const STYLESHEET_LINK = '<link rel="stylesheet" href="/assets/household.css" />'
 const FOR_GOOD = 'public, max-age=31536000, immutable'
 
 export function registerHouseholdPage(app: FastifyInstance): void {
@@ -56,8 +64,15 @@ export function registerHouseholdPage(app: FastifyInstance): void {
     // The HTML names each file with its hash: a new version is a new URL, so none is revalidated on reload.
     let html = body.toString('utf8')
     for (const url of NAMED_BY_PAGE) html = html.replaceAll(`"${url}"`, `"${url}?v=${(await load(FILES[url]!.file)).hash}"`)
-    return Buffer.from(html)
+    return Buffer.from(html.replace(STYLESHEET_LINK, `<style>${(await stylesheet()).css}</style>`))
   }
+  // The policy of every file names the stylesheet's hash (base64 of its SHA-256, as CSP reads it).
+  let styles: Promise<{ css: string; policy: string }> | undefined
+  const stylesheet = () =>
+    (styles ??= readFile(new URL('household.css', ASSETS), 'utf8').then((css) => ({
+      css,
+      policy: contentSecurityPolicy(createHash('sha256').update(css).digest('base64')),
+    })))
   const load = (file: string): Promise<Loaded> => {
     let entry = loaded.get(file)
     if (!entry) {
@@ -72,6 +87,7 @@ export function registerHouseholdPage(app: FastifyInstance): void {
     const { file, type } = FILES[url]!
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const { body, hash } = await load(file)
+      const { policy } = await stylesheet()
       const etag = `"${hash}"`
       const version = (request.query as { v?: unknown }).v
       reply
@@ -82,7 +98,7 @@ export function registerHouseholdPage(app: FastifyInstance): void {
         .header('cache-control', version === hash ? FOR_GOOD : 'no-cache')
         .header('x-content-type-options', 'nosniff')
         .header('referrer-policy', 'no-referrer')
-        .header('content-security-policy', CONTENT_SECURITY_POLICY)
+        .header('content-security-policy', policy)
         .header('x-frame-options', 'DENY')
         .header('cross-origin-opener-policy', 'same-origin')
         .header('cross-origin-resource-policy', 'same-origin')

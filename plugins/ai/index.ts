@@ -20,7 +20,10 @@ export default definePlugin(
     prefix: '',
     migrations: new URL('./migrations/', import.meta.url),
     config: AiConfig,
-    tags: { ai: 'Bring-your-own AI provider settings and the semantic index', search: 'Semantic search over notes, contacts and events' },
+    tags: {
+      ai: 'Bring-your-own AI provider settings and the semantic index',
+      search: 'Semantic search over notes, contacts, events and tasks',
+    },
   },
   async (app, api) => {
     const { service: records } = api.services.get<RecordsPluginService>('records')

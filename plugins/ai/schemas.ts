@@ -62,8 +62,8 @@ export const SemanticQuery = Type.Object(
     q: Type.String({ minLength: 1, maxLength: 2000 }),
     types: Type.Optional(
       Type.String({
-        pattern: '^(notes|contacts|events)(,(notes|contacts|events)){0,2}$',
-        description: 'comma-separated; default all three',
+        pattern: '^(notes|contacts|events|tasks)(,(notes|contacts|events|tasks)){0,3}$',
+        description: 'comma-separated; default all four',
       }),
     ),
     mode: Type.Optional(StringEnum(['semantic', 'hybrid'] as const, { default: 'semantic' })),

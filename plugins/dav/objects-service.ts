@@ -2,8 +2,17 @@ import type { EventBus, HearthEvent } from '../../core/plugin-api.js'
 import { HttpError } from '../../core/plugin-api.js'
 import { ifMatchHolds, ifNoneMatchHolds } from '../../lib/etag.js'
 import { occurrences, type Recurrence } from '../../lib/ical/recurrence.js'
-import { type ApiRecord, type RecordsPluginService, type ResourceName, type StoredProperty } from '../records/public.js'
+import { parseComponents } from '../../lib/content-line/components.js'
+import {
+  type ApiRecord,
+  cardPhoto,
+  type PreparedPhoto,
+  type RecordsPluginService,
+  type ResourceName,
+  type StoredProperty,
+} from '../records/public.js'
 import { contentLines, objectEtag, readCalendar, readCard, readTodo, writeCalendar, writeCard, writeTodo } from './objects.js'
+import { type Privilege, SHARE_KIND, shareTarget } from './shared.js'
 import type { CalendarKind, DavStore, Kind, ObjectRow } from './store.js'
 import { BIRTHDAYS, birthdayObjects, isBirthdays, readOnly } from './birthdays.js'
 import { type ContactGroups, type GroupObject, isGroupCard } from './contact-groups.js'
@@ -17,6 +26,12 @@ export interface Collection {
   kind: Kind
   /** 'contacts' for the address book; the calendar_name of a calendar. */
   name: string
+  /**
+   * Whose collection it is when another member shares it with the user (shared.ts); absent for
+   * the user's own. Its DAV rows (names, originals, change log) are the owner's; its records are
+   * read and written as the user, through the records service's access rules.
+   */
+  owner?: string
 }
 
 export interface DavObject {
@@ -59,6 +74,11 @@ export function createObjects(deps: {
 
   const collectionOf = (kind: Kind, record: ApiRecord) =>
     kind === 'card' ? ADDRESS_BOOK : String(kind === 'task' ? record.list_name : record.calendar_name)
+  /** Whose DAV rows a collection's objects are filed under: the owner's for a shared one. */
+  const homeOf = (userId: string, c: Collection) => c.owner ?? userId
+  /** Whether a record the user may read belongs in collection `c` (theirs, or the sharing member's). */
+  const inCollection = (userId: string, c: Collection, r: ApiRecord) =>
+    r.owner_id === homeOf(userId, c) && collectionOf(c.kind, r) === c.name
 
   // ---- the change log, fed by the records' events (JSON API, imports, DAV alike) ----
   const onChange = (kind: Kind, event: HearthEvent) => {
@@ -137,22 +157,38 @@ export function createObjects(deps: {
     }
   }
 
+  /**
+   * The records of a collection's kind the user reads there: their own, or (a shared collection)
+   * those of its owner that the records service lets them read now, filtered to that owner.
+   */
+  function* recordsFor(userId: string, c: Collection, rows: number): Generator<ApiRecord[]> {
+    const resource = RESOURCE[c.kind]
+    if (c.owner === undefined) return yield* service.batches(userId, resource, { rows, own: true })
+    for (const batch of service.batches(userId, resource, { rows })) {
+      const owned = batch.filter((r) => r.owner_id === c.owner)
+      if (owned.length) yield owned
+    }
+  }
+  const allFor = (userId: string, c: Collection) =>
+    c.owner === undefined ? service.listAll(userId, RESOURCE[c.kind]) : [...recordsFor(userId, c, 256)].flat()
+
   /** Every object of a collection, in one pass over the user's records. */
   const members = (userId: string, c: Collection): DavObject[] => {
     if (isBirthdays(c)) return birthdays.members(userId)
-    const rows = store.locations(userId, c.kind)
+    const rows = store.locations(homeOf(userId, c), c.kind)
     const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`
     if (c.kind === 'card') {
-      const contacts = service.listAll(userId, 'contacts')
-      return [...contacts.map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) })), ...groups.members(userId, contacts)]
+      const contacts = allFor(userId, c)
+      // Group cards are the user's own address book's (a shared one's contacts keep their groups, without cards).
+      const groupCards = c.owner === undefined ? groups.members(userId, contacts) : []
+      return [...contacts.map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) })), ...groupCards]
     }
     if (c.kind === 'task') {
-      return service
-        .listAll(userId, 'tasks')
+      return allFor(userId, c)
         .filter((r) => r.list_name === c.name)
         .map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) }))
     }
-    const all = service.listAll(userId, 'events')
+    const all = allFor(userId, c)
     const series = new Map<string, ApiRecord[]>()
     for (const r of all) if (!r.recurrence_id && r.calendar_name === c.name) series.set(r.id, [r])
     for (const r of all) if (r.recurrence_id) series.get(String(r.recurrence_id))?.push(r)
@@ -166,39 +202,40 @@ export function createObjects(deps: {
    */
   function* eachMember(userId: string, c: Collection): Generator<DavObject> {
     if (c.kind !== 'card') return yield* members(userId, c)
-    const rows = store.locations(userId, c.kind)
+    const rows = store.locations(homeOf(userId, c), c.kind)
     const grouped: Array<Record<string, unknown>> = []
-    for (const batch of service.batches(userId, 'contacts', { rows: 16 })) {
+    for (const batch of recordsFor(userId, c, 16)) {
       for (const r of batch) {
-        if ((r.groups as unknown[] | undefined)?.length) grouped.push({ owner_id: r.owner_id, groups: r.groups })
+        if (c.owner === undefined && (r.groups as unknown[] | undefined)?.length) grouped.push({ owner_id: r.owner_id, groups: r.groups })
         yield { name: rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`, records: [r], etag: objectEtag([r]) }
       }
     }
     yield* groups.members(userId, grouped)
   }
 
-  const overridesOf = (userId: string, seriesId: string): ApiRecord[] =>
+  const overridesOf = (userId: string, home: string, seriesId: string): ApiRecord[] =>
     store
-      .parts(userId, seriesId)
+      .parts(home, seriesId)
       .map((id) => fetch(userId, 'event', id))
       .filter((r): r is ApiRecord => r !== null && r.recurrence_id === seriesId)
 
   /** The object at a name in a collection, or null. */
   const find = (userId: string, c: Collection, name: string): DavObject | null => {
     if (isBirthdays(c)) return birthdays.find(userId, name)
-    const group = c.kind === 'card' ? groups.find(userId, name) : null
+    const group = c.kind === 'card' && c.owner === undefined ? groups.find(userId, name) : null
     if (group) return group
-    const row = store.byName(userId, c.kind, c.name, name)
+    const home = homeOf(userId, c)
+    const row = store.byName(home, c.kind, c.name, name)
     const id = row?.record_id ?? UUID_NAME.exec(name)?.[1]
     if (!id) return null
     const main = fetch(userId, c.kind, id)
-    if (!main || main.recurrence_id || collectionOf(c.kind, main) !== c.name) return null
+    if (!main || main.recurrence_id || !inCollection(userId, c, main)) return null
     // A record that has a row is known by the row's name only.
     if (!row) {
-      const other = store.byRecord(userId, id)
+      const other = store.byRecord(home, id)
       if (other && other.name !== name) return null
     }
-    const rs = c.kind === 'event' ? [main, ...overridesOf(userId, id)] : [main]
+    const rs = c.kind === 'event' ? [main, ...overridesOf(userId, home, id)] : [main]
     return { name, records: rs, etag: objectEtag(rs) }
   }
 
@@ -207,14 +244,14 @@ export function createObjects(deps: {
     if (obj.group) return groups.render(userId, obj as GroupObject)
     const main = obj.records[0] as ApiRecord
     if (isBirthdays(c)) return writeCalendar(main, [], new Map(), now())
-    const row = store.byRecord(userId, main.id)
+    const row = store.byRecord(homeOf(userId, c), main.id)
     if (row?.original && row.original_etag === obj.etag) return row.original
     const kept = service.propertiesOf(
       userId,
       RESOURCE[c.kind],
       obj.records.map((r) => r.id),
     )
-    if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [])
+    if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [], records.photos.bytesOf(main))
     if (c.kind === 'task') return writeTodo(main, kept.get(main.id) ?? [], parentUid(userId, main), now())
     return writeCalendar(main, obj.records.slice(1), kept, now())
   }
@@ -229,9 +266,11 @@ export function createObjects(deps: {
 
   /** A full replacement as a patch: every field the body leaves out returns to its default. */
   const replacement = (resource: ResourceName, current: ApiRecord, body: Record<string, unknown>) => {
-    const defaults = service.definition(resource).defaults as Record<string, unknown>
+    const def = service.definition(resource)
+    const defaults = def.defaults as Record<string, unknown>
     const patch: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(defaults)) if (k !== 'recurrence_id' && k !== 'occurrence_start') patch[k] = v
+    // Fields only imports and the service write (an override's series, a contact's has_photo) are no PATCH's.
+    for (const [k, v] of Object.entries(defaults)) if (!(k in (def.importExtras ?? {}))) patch[k] = v
     Object.assign(patch, body)
     const next = (body.custom_fields ?? null) as Record<string, unknown> | null
     const old = (current.custom_fields ?? null) as Record<string, unknown> | null
@@ -249,11 +288,24 @@ export function createObjects(deps: {
     }
   }
 
-  const remember = (userId: string, c: Collection, name: string, text: string, obj: DavObject) => {
+  /**
+   * A card's photo follows the card: its inline PHOTO, re-encoded, replaces the stored one; a card
+   * without one Hearth could read removes it (a PHOTO by URI, or an image Hearth cannot decode, stays
+   * among the card's kept lines, written back as the client wrote it).
+   */
+  const withCardPhoto = (userId: string, obj: DavObject, photo: PreparedPhoto | null): DavObject => {
+    const record = obj.records[0] as ApiRecord
+    let now: ApiRecord | null = null
+    if (photo) now = records.photos.set(userId, record.id, photo)
+    else if (record.has_photo) now = records.photos.remove(userId, record.id)
+    return now ? { ...obj, records: [now], etag: objectEtag([now]) } : obj
+  }
+
+  const remember = (userId: string, c: Collection, name: string, text: string | null, obj: DavObject) => {
     const main = obj.records[0] as ApiRecord
     store.place({
       record_id: main.id,
-      user_id: userId,
+      user_id: homeOf(userId, c),
       kind: c.kind,
       collection: c.name,
       name,
@@ -271,8 +323,10 @@ export function createObjects(deps: {
   const checkUid = (userId: string, c: Collection, uid: string | undefined, self: string | undefined) => {
     if (!uid) return
     const resource = RESOURCE[c.kind]
+    const home = homeOf(userId, c)
     const own = HEARTH_UID.exec(uid.trim())?.[1]?.toLowerCase()
-    const ids = new Set(service.recordsWithProperty(userId, resource, 'UID', uid))
+    // The collection's owner's UIDs; each record named is then read as the user (and must be in the collection).
+    const ids = new Set(service.recordsWithProperty(home, resource, 'UID', uid))
     if (own && !ids.has(own)) {
       // Known by its id only while no client gave it a UID of its own.
       const kept = service.propertiesOf(userId, resource, [own]).get(own) ?? []
@@ -281,8 +335,8 @@ export function createObjects(deps: {
     for (const id of ids) {
       if (id === self) continue
       const other = fetch(userId, c.kind, id)
-      if (other && !other.recurrence_id && collectionOf(c.kind, other) === c.name)
-        throw new UidConflict(store.byRecord(userId, id)?.name ?? `${id}${EXT[c.kind]}`)
+      if (other && !other.recurrence_id && inCollection(userId, c, other))
+        throw new UidConflict(store.byRecord(home, id)?.name ?? `${id}${EXT[c.kind]}`)
     }
   }
 
@@ -295,10 +349,10 @@ export function createObjects(deps: {
   }
 
   /** A parent task named by UID: Hearth's own (`<id>@hearth`) or one a client gave; undefined when unknown. */
-  const taskByUid = (userId: string, uid: string): string | undefined => {
+  const taskByUid = (userId: string, home: string, uid: string): string | undefined => {
     const own = HEARTH_UID.exec(uid.trim())?.[1]?.toLowerCase()
-    if (own && fetch(userId, 'task', own)) return own
-    return service.recordsWithProperty(userId, 'tasks', 'UID', uid)[0]
+    if (own && fetch(userId, 'task', own)?.owner_id === home) return own
+    return service.recordsWithProperty(home, 'tasks', 'UID', uid)[0]
   }
 
   /**
@@ -306,18 +360,19 @@ export function createObjects(deps: {
    * them (the client removed the last one): Apple's Contacts never writes CATEGORIES (its groups are
    * group cards), and its edits of a contact must not take the contact out of its groups.
    */
-  const keepGroups = (userId: string, body: Record<string, unknown>, current: DavObject | null) => {
+  const keepGroups = (home: string, body: Record<string, unknown>, current: DavObject | null) => {
     const main = current?.records[0]
     if (!main || (body.groups as unknown[] | undefined)?.length) return body
-    const previous = store.byRecord(userId, main.id)?.original
+    const previous = store.byRecord(home, main.id)?.original
     const hadCategories = previous ? contentLines(previous).some((l) => l.name === 'CATEGORIES') : false
     return hadCategories ? body : { ...body, groups: main.groups }
   }
 
   /** Forgets a name whose record is gone (permanently deleted or in the trash): a new object takes it. */
   const release = (userId: string, c: Collection, name: string) => {
-    const row = store.byName(userId, c.kind, c.name, name)
-    if (row) store.forget(userId, row.record_id)
+    const home = homeOf(userId, c)
+    const row = store.byName(home, c.kind, c.name, name)
+    if (row) store.forget(home, row.record_id)
   }
 
   return {
@@ -325,6 +380,23 @@ export function createObjects(deps: {
     eachMember,
     find,
     render,
+    /**
+     * What the user may do in a collection, as the records' access rules say: their own, another
+     * member's shared with them for writing or reading, or nothing (then it does not exist for them).
+     */
+    privilege(userId: string, c: Collection): Privilege {
+      if (c.owner === undefined) return 'owner'
+      if (c.owner === userId) return null
+      return service.access.level(userId, service.definition(RESOURCE[c.kind]), c.owner, shareTarget(c))
+    },
+    /** The members who share at least one collection with the user (whose principals the user may read). */
+    owners: (userId: string): string[] => service.access.ownersSharingWith(userId),
+    /** The collections of this kind other members share with the user. */
+    sharedWith(userId: string, kind: Kind): Collection[] {
+      return service.access
+        .grants(userId, SHARE_KIND[kind])
+        .map((g) => ({ kind, name: kind === 'card' ? ADDRESS_BOOK : g.target, owner: g.owner }))
+    },
     /**
      * The user's calendars (or task lists): 'default', MKCALENDAR's and every calendar_name events
      * took (list_name tasks took), read from the records once per process.
@@ -341,19 +413,50 @@ export function createObjects(deps: {
       return [...new Set(['default', ...(kind === 'event' ? [BIRTHDAYS] : []), ...store.calendars(userId, kind)])].sort()
     },
 
-    /** PUT: creates or replaces the object; answers whether it was created and its new ETag. */
-    put(userId: string, c: Collection, name: string, text: string, ifMatch?: string, ifNoneMatch?: string) {
+    /**
+     * A card's inline PHOTO re-encoded for storing, before the PUT's synchronous write; null when it has
+     * none, or one Hearth cannot read (a phone's card is not refused for its photo).
+     */
+    async cardPhoto(text: string): Promise<PreparedPhoto | null> {
+      const root = parseComponents(text).roots[0]
+      const inline = root ? cardPhoto(root) : null
+      if (!inline) return null
+      try {
+        return await records.photos.prepare(inline.bytes)
+      } catch (err) {
+        if (err instanceof HttpError) return null
+        throw err
+      }
+    },
+
+    /**
+     * PUT: creates or replaces the object; answers whether it was created and its new ETag. `photo` is
+     * a card's inline PHOTO already re-encoded (null when the card has none Hearth could read).
+     */
+    put(
+      userId: string,
+      c: Collection,
+      name: string,
+      text: string,
+      ifMatch?: string,
+      ifNoneMatch?: string,
+      photo: PreparedPhoto | null = null,
+    ) {
       if (isBirthdays(c)) throw readOnly()
-      if (c.kind === 'card' && isGroupCard(text)) return groups.put(userId, name, text, ifMatch, ifNoneMatch)
+      if (c.kind === 'card' && c.owner === undefined && isGroupCard(text)) return groups.put(userId, name, text, ifMatch, ifNoneMatch)
       const current = find(userId, c, name)
       if (current?.group) throw new HttpError('CONFLICT', 'A contact group card is at this name: a contact cannot replace it')
       checkPreconditions(current, ifMatch, ifNoneMatch)
       if (!current) release(userId, c, name)
       const resource = RESOURCE[c.kind]
+      const home = homeOf(userId, c)
+      // A new record in a collection shared with the user is its owner's (the service checks the user may write there).
+      const owned = (body: Record<string, unknown>) => (c.owner === undefined ? body : { ...body, owner_id: c.owner })
       let obj: DavObject
+      let keepText = true
       /** A contact or a task: one record, created or replaced, with the lines kept beside it. */
       const single = (body: Record<string, unknown>, kept: StoredProperty[]): DavObject => {
-        const record = withName(userId, c.kind, c.name, name, () =>
+        const record = withName(home, c.kind, c.name, name, () =>
           current
             ? service.update(
                 userId,
@@ -361,7 +464,7 @@ export function createObjects(deps: {
                 (current.records[0] as ApiRecord).id,
                 replacement(resource, current.records[0] as ApiRecord, body),
               )
-            : service.create(userId, resource, body, { source: 'dav' }),
+            : service.create(userId, resource, owned(body), { source: 'dav' }),
         )
         service.setProperties(userId, resource, record.id, kept)
         return { name, records: [record], etag: objectEtag([record]) }
@@ -370,15 +473,20 @@ export function createObjects(deps: {
         const card = readCard(text)
         const uid = card.kept.find(([n]) => n === 'UID')?.[2]
         checkUid(userId, c, uid, current?.records[0]?.id)
-        obj = single(keepGroups(userId, card.body, current), card.kept)
-        groups.claim(userId, uid, (obj.records[0] as ApiRecord).id)
-        // Claimed by a group: the record changed after the write, and so did its tag.
-        const latest = fetch(userId, 'card', (obj.records[0] as ApiRecord).id)
-        if (latest && latest.etag !== obj.etag) obj = { name, records: [latest], etag: objectEtag([latest]) }
+        // A photo Hearth stores is written back from the store, re-encoded: the card's own line and text are not kept.
+        const kept = photo ? card.kept.filter(([n]) => n !== 'PHOTO' && !n.endsWith('.PHOTO')) : card.kept
+        obj = withCardPhoto(userId, single(keepGroups(home, card.body, current), kept), photo)
+        keepText = !photo
+        if (c.owner === undefined) {
+          groups.claim(userId, uid, (obj.records[0] as ApiRecord).id)
+          // Claimed by a group: the record changed after the write, and so did its tag.
+          const latest = fetch(userId, 'card', (obj.records[0] as ApiRecord).id)
+          if (latest && latest.etag !== obj.etag) obj = { name, records: [latest], etag: objectEtag([latest]) }
+        }
       } else if (c.kind === 'task') {
         const todo = readTodo(text, service.timezone, c.name)
         checkUid(userId, c, todo.uid, current?.records[0]?.id)
-        const parent = todo.parentUid ? taskByUid(userId, todo.parentUid) : undefined
+        const parent = todo.parentUid ? taskByUid(userId, home, todo.parentUid) : undefined
         // A parent not (yet) known keeps its RELATED-TO line: written back as the client wrote it.
         const kept: StoredProperty[] =
           todo.parentUid && !parent ? [...todo.kept, ['RELATED-TO', [['RELTYPE', ['PARENT']]], todo.parentUid]] : todo.kept
@@ -386,12 +494,12 @@ export function createObjects(deps: {
       } else {
         const cal = readCalendar(text, service.timezone, c.name)
         checkUid(userId, c, cal.uid, current?.records[0]?.id)
-        obj = withName(userId, c.kind, c.name, name, () => {
+        obj = withName(home, c.kind, c.name, name, () => {
           if (!current) {
             const entries = [
-              { record: cal.master.body, properties: cal.master.kept },
+              { record: owned(cal.master.body), properties: cal.master.kept },
               ...cal.overrides.map((o) => ({
-                record: { ...o.body, series_uid: cal.uid, occurrence_start: o.occurrence_start },
+                record: owned({ ...o.body, series_uid: cal.uid, occurrence_start: o.occurrence_start }),
                 properties: [['UID', [], cal.uid] as StoredProperty, ...o.kept],
               })),
             ]
@@ -411,7 +519,7 @@ export function createObjects(deps: {
                 userId,
                 resource,
                 cal.overrides.map((o) => ({
-                  ...o.body,
+                  ...owned(o.body),
                   recurrence_id: seriesId,
                   occurrence_start: o.occurrence_start,
                   properties: o.kept,
@@ -424,14 +532,15 @@ export function createObjects(deps: {
           return { name, records: all, etag: objectEtag(all) }
         })
       }
-      remember(userId, c, name, text, obj)
+      // A card's own text is not served back when it carried a photo: its bytes (and their EXIF) are not what is stored.
+      remember(userId, c, name, keepText ? text : null, obj)
       return { created: !current, etag: obj.etag }
     },
 
     /** DELETE: the record goes to the trash, as DELETE on the JSON API does. */
     remove(userId: string, c: Collection, name: string, ifMatch?: string) {
       if (isBirthdays(c)) throw readOnly()
-      if (c.kind === 'card' && groups.remove(userId, name, ifMatch)) return
+      if (c.kind === 'card' && c.owner === undefined && groups.remove(userId, name, ifMatch)) return
       const current = find(userId, c, name)
       if (!current) throw new HttpError('NOT_FOUND', 'No such object')
       checkPreconditions(current, ifMatch, undefined)

@@ -3,6 +3,8 @@ import { HttpError } from '../../core/plugin-api.js'
 import { type Component, parseComponents } from '../../lib/content-line/components.js'
 import { escapeText, parseContentLine, splitEscaped, unescapeText } from '../../lib/content-line/lines.js'
 import { groupLabels } from '../../lib/vcard/params.js'
+import { formatStamp } from '../../lib/content-line/stamps.js'
+import { parseDuration } from '../../lib/ical/time.js'
 import {
   type ApiRecord,
   type ContactRecord,
@@ -108,7 +110,7 @@ export function readCard(text: string): ParsedCard {
  * The card of a record: Hearth's fields, then the kept lines: the client's UID instead of Hearth's,
  * and its X- properties with the values custom_fields hold now (a field removed in Hearth drops its line).
  */
-export function writeCard(record: ApiRecord, kept: StoredProperty[]): string {
+export function writeCard(record: ApiRecord, kept: StoredProperty[], photo: Buffer | null = null): string {
   const version = kept.find(([n]) => n === 'VERSION')?.[2].trim() === '3.0' ? '3.0' : '4.0'
   const fields = { ...((record.custom_fields as Record<string, unknown> | null) ?? {}) }
   const extra: string[] = []
@@ -130,7 +132,7 @@ export function writeCard(record: ApiRecord, kept: StoredProperty[]): string {
     }
     delete fields[key]
   }
-  const written = { ...record, custom_fields: Object.keys(fields).length ? fields : null }
+  const written = { ...record, custom_fields: Object.keys(fields).length ? fields : null, photo }
   const lines = serializeVCard(written as unknown as ContactRecord & { id: string }, version).split('\r\n')
   const hasUid = kept.some(([name]) => name === 'UID')
   const fullName = kept.find(([name]) => name === 'N')?.[2]
@@ -226,6 +228,14 @@ const uidOf = (props: StoredProperty[] | undefined) => props?.find(([n]) => n ==
  */
 const ATTENDEE_DETAILS = 'X-HEARTH-DAV-ATTENDEES'
 const ALARM_DETAILS = 'X-HEARTH-DAV-ALARMS'
+/**
+ * An alarm whose client wrote its TRIGGER as a date-time (Apple Reminders does): a reminder is
+ * minutes before the task, so its TRIGGER is written back as the date-time those minutes give,
+ * not as a duration such a client may not read.
+ */
+const ABSOLUTE_TRIGGER = 'X-HEARTH-ABSOLUTE-TRIGGER'
+const absoluteTrigger = (alarm: Component) =>
+  alarm.properties.some((p) => p.name === 'TRIGGER' && p.params.get('VALUE')?.[0]?.toUpperCase() === 'DATE-TIME')
 const ATTENDEE_MAPPED = new Set(['CN', 'PARTSTAT'])
 const ALARM_MAPPED = new Set(['ACTION', 'TRIGGER', 'DESCRIPTION', 'SUMMARY'])
 
@@ -242,9 +252,10 @@ function detailsOf(vevent: Component | undefined): StoredProperty[] {
   if (Object.keys(attendees).length) out.push([ATTENDEE_DETAILS, [], escapeText(JSON.stringify(attendees))])
   const alarms = vevent.components
     .filter((c) => c.name === 'VALARM')
-    .map((alarm) =>
-      alarm.properties.filter((p) => !ALARM_MAPPED.has(p.name)).map((p) => [p.name, [...p.params], p.value] as StoredProperty),
-    )
+    .map((alarm) => [
+      ...alarm.properties.filter((p) => !ALARM_MAPPED.has(p.name)).map((p) => [p.name, [...p.params], p.value] as StoredProperty),
+      ...(absoluteTrigger(alarm) ? [[ABSOLUTE_TRIGGER, [], ''] as StoredProperty] : []),
+    ])
   if (alarms.some((a) => a.length)) out.push([ALARM_DETAILS, [], escapeText(JSON.stringify(alarms))])
   return out
 }
@@ -344,15 +355,33 @@ function withDetails(
       )
       continue
     }
+    const own = d && d.alarms.length === d.reminders ? d.alarms[alarm] : undefined
+    if (own && line.startsWith('TRIGGER') && own.some(([n]) => n === ABSOLUTE_TRIGGER)) {
+      out.push(absoluteTriggerLine(line, records[event] as ApiRecord) ?? foldLine(line))
+      continue
+    }
     out.push(foldLine(line))
     if (d && line === 'BEGIN:VALARM') {
       alarm++
       // The alarms' own lines apply while the reminders are the ones the client wrote (same count).
       if (d.alarms.length === d.reminders)
-        for (const [name, params, value] of d.alarms[alarm] ?? []) out.push(propertyLine(name, params, value))
+        for (const [name, params, value] of d.alarms[alarm] ?? [])
+          if (name !== ABSOLUTE_TRIGGER) out.push(propertyLine(name, params, value))
     }
   }
   return `${out.join('\r\n')}\r\n`
+}
+
+/** `TRIGGER;RELATED=END:-PT1H` of a task due at 09:00Z → `TRIGGER;VALUE=DATE-TIME:…T080000Z` (null without the time it counts from). */
+function absoluteTriggerLine(line: string, record: ApiRecord): string | null {
+  const cl = parseContentLine(0, line)
+  const toEnd = cl.params.get('RELATED')?.[0]?.toUpperCase() === 'END'
+  const task = 'list_name' in record
+  const base = toEnd ? (task ? record.due_at : record.end_at) : (record.start_at ?? (task ? record.due_at : null))
+  if (typeof base !== 'string') return null
+  // Reminders count whole minutes: tasks.org's due times carry one second (its "has a time" mark), the alarm none.
+  const at = Math.round((Date.parse(base) + parseDuration(cl.value.trim()) * 1000) / 60_000) * 60_000
+  return Number.isFinite(at) ? `TRIGGER;VALUE=DATE-TIME:${formatStamp(new Date(at).toISOString())}` : null
 }
 
 function unfoldLines(text: string): Array<{ text: string }> {

@@ -1,4 +1,5 @@
 import { ADDRESS_BOOK, type Collection } from './objects-service.js'
+import { SHARED_PREFIX, sharedSegment } from './shared.js'
 
 /**
  * The URL space under /dav/ (RFC 6764 discovery lands on /dav/):
@@ -9,11 +10,15 @@ import { ADDRESS_BOOK, type Collection } from './objects-service.js'
  *   /dav/calendars/tasks-<list>/         a task list: the tasks of one list_name (VTODO objects)
  *   /dav/addressbooks/                   address-book home
  *   /dav/addressbooks/contacts/<object>  a vCard
+ *   /dav/calendars/shared-<owner>-<name>/, /dav/addressbooks/shared-<owner>-contacts/
+ *                                        a collection another member shares with the user (shared.ts)
+ *   /dav/principals/<id>/                the principal of a member who shares with the user (a shared collection's owner)
  */
 export const ROOT = '/dav/'
 export const PRINCIPAL = '/dav/principal/'
 export const CALENDAR_HOME = '/dav/calendars/'
 export const ADDRESSBOOK_HOME = '/dav/addressbooks/'
+export const MEMBER_PRINCIPALS = '/dav/principals/'
 /**
  * A task list's collection is its list_name behind this prefix, in the calendar home beside the
  * calendars (a list and a calendar may both be called 'default'). A calendar_name starting with it
@@ -23,6 +28,7 @@ export const TASK_LIST_PREFIX = 'tasks-'
 
 export type Target =
   | { type: 'root' | 'principal' | 'calendar-home' | 'addressbook-home' }
+  | { type: 'member'; id: string }
   | { type: 'collection'; collection: Collection }
   | { type: 'object'; collection: Collection; name: string }
 
@@ -45,17 +51,22 @@ export function resolve(rest: string): Target | null {
   if (more.length) return null
   if (first === undefined) return { type: 'root' }
   if (first === 'principal') return second === undefined ? { type: 'principal' } : null
+  if (first === 'principals') return second !== undefined && third === undefined ? { type: 'member', id: second } : null
   if (first === 'calendars') {
     if (second === undefined) return { type: 'calendar-home' }
-    const list = second.startsWith(TASK_LIST_PREFIX) ? second.slice(TASK_LIST_PREFIX.length) : null
+    const shared = sharedSegment(second)
+    const segment = shared?.segment ?? second
+    const list = segment.startsWith(TASK_LIST_PREFIX) ? segment.slice(TASK_LIST_PREFIX.length) : null
     if (list === '') return null
-    const collection: Collection = list === null ? { kind: 'event', name: second } : { kind: 'task', name: list }
+    const collection: Collection = list === null ? { kind: 'event', name: segment } : { kind: 'task', name: list }
+    if (shared) collection.owner = shared.owner
     return third === undefined ? { type: 'collection', collection } : { type: 'object', collection, name: third }
   }
   if (first === 'addressbooks') {
     if (second === undefined) return { type: 'addressbook-home' }
-    if (second !== ADDRESS_BOOK) return null
-    const collection: Collection = { kind: 'card', name: ADDRESS_BOOK }
+    const shared = sharedSegment(second)
+    if ((shared?.segment ?? second) !== ADDRESS_BOOK) return null
+    const collection: Collection = shared ? { kind: 'card', name: ADDRESS_BOOK, owner: shared.owner } : { kind: 'card', name: ADDRESS_BOOK }
     return third === undefined ? { type: 'collection', collection } : { type: 'object', collection, name: third }
   }
   return null
@@ -70,9 +81,16 @@ export function davPath(href: string): string | null {
   return path.startsWith(ROOT) ? path.slice(ROOT.length) : null
 }
 
-export const collectionPath = (c: Collection) =>
-  c.kind === 'card'
-    ? `${ADDRESSBOOK_HOME}${ADDRESS_BOOK}/`
-    : `${CALENDAR_HOME}${c.kind === 'task' ? TASK_LIST_PREFIX : ''}${encodeURIComponent(c.name)}/`
+export const collectionPath = (c: Collection) => {
+  const shared = c.owner === undefined ? '' : `${SHARED_PREFIX}${c.owner}-`
+  return c.kind === 'card'
+    ? `${ADDRESSBOOK_HOME}${shared}${ADDRESS_BOOK}/`
+    : `${CALENDAR_HOME}${shared}${c.kind === 'task' ? TASK_LIST_PREFIX : ''}${encodeURIComponent(c.name)}/`
+}
+
+/** Whether two collections are the same one (the same kind and name, and the same owner: the user's own, or a member's shared with them). */
+export const sameCollection = (a: Collection, b: Collection) => a.kind === b.kind && a.name === b.name && a.owner === b.owner
+
+export const memberPrincipal = (id: string) => `${MEMBER_PRINCIPALS}${encodeURIComponent(id)}/`
 
 export const objectPath = (c: Collection, name: string) => `${collectionPath(c)}${encodeURIComponent(name)}`

@@ -1,5 +1,6 @@
-import { ADDRESSBOOK_HOME, CALENDAR_HOME, PRINCIPAL, type Target } from './paths.js'
-import type { DavObject, Objects } from './objects-service.js'
+import { ADDRESSBOOK_HOME, CALENDAR_HOME, memberPrincipal, PRINCIPAL, type Target } from './paths.js'
+import type { Collection, DavObject, Objects } from './objects-service.js'
+import { type Privilege, sharedDisplayName } from './shared.js'
 import { CALENDAR_TYPE, CARD_TYPE } from './objects.js'
 import { el, href, NS, type PropResult, type PropValue, type XmlNode } from '../../lib/webdav-xml/index.js'
 import type { DavStore } from './store.js'
@@ -14,6 +15,10 @@ export interface PropContext {
   email: string
   objects: Objects
   store: DavStore
+  /** What the user may do in a collection (objects-service's privilege, from the records' access rules). */
+  privilege(c: Collection): Privilege
+  /** A member as the user sees them: their name (else their email) and email; undefined for no active member. */
+  member(id: string): { name: string; email: string } | undefined
   /** Renders an object's text (calendar-data / address-data); the last object's is kept for its other properties. */
   text(obj: DavObject): string
 }
@@ -24,10 +29,23 @@ type Getter = (ctx: PropContext, target: Target, obj?: DavObject) => PropValue |
 
 const xml = (s: string) => ({ xml: s })
 const PRIVILEGES = ['read', 'write', 'write-properties', 'write-content', 'bind', 'unbind', 'read-current-user-privilege-set']
-/** The birthdays calendar and its objects are read: clients show it as read-only and offer no edits. */
-const READ_PRIVILEGES = ['read', 'read-current-user-privilege-set']
-const privilegesOf = (t: Target) =>
-  (t.type === 'collection' || t.type === 'object') && isBirthdays(t.collection) ? READ_PRIVILEGES : PRIVILEGES
+/**
+ * What a member reads and writes in a collection shared with them (RFC 3744 5.4): a read share
+ * reads (and a calendar's free/busy, RFC 4791 6.1.1), a write share also adds, changes and removes
+ * objects; neither changes the collection's own properties (its owner names and colours it).
+ */
+const SHARED_PRIVILEGES: Record<'read' | 'write', string[]> = {
+  read: ['read', 'read-current-user-privilege-set'],
+  write: ['read', 'write-content', 'bind', 'unbind', 'read-current-user-privilege-set'],
+}
+const privilegeSet = (c: Collection | null, level: Privilege) => {
+  const names = level === 'read' || level === 'write' ? SHARED_PRIVILEGES[level] : PRIVILEGES
+  const own = names.map((p) => el(NS.dav, 'privilege', el(NS.dav, p)))
+  if (c && c.kind !== 'card') own.push(el(NS.dav, 'privilege', el(NS.caldav, 'read-free-busy')))
+  return own.join('')
+}
+/** The user's own DAV rows, or the owner's for a collection shared with them. */
+const homeOf = (ctx: PropContext, c: Collection) => c.owner ?? ctx.userId
 const REPORTS: Record<string, Array<[string, string]>> = {
   event: [
     [NS.caldav, 'calendar-query'],
@@ -56,28 +74,30 @@ function stored(ctx: PropContext, t: Target, key: string): string | undefined {
   if (t.type !== 'collection') return undefined
   let perRequest = setByClient.get(ctx)
   if (!perRequest) setByClient.set(ctx, (perRequest = new Map()))
-  const id = `${t.collection.kind}/${t.collection.name}`
+  const id = `${t.collection.owner ?? ''}/${t.collection.kind}/${t.collection.name}`
   let props = perRequest.get(id)
-  if (!props) perRequest.set(id, (props = ctx.store.collectionProps(ctx.userId, t.collection.kind, t.collection.name)))
+  if (!props) perRequest.set(id, (props = ctx.store.collectionProps(homeOf(ctx, t.collection), t.collection.kind, t.collection.name)))
   return props.get(key)
 }
 
 const GETTERS: Record<string, Getter> = {
   [`${NS.dav}resourcetype`]: (_c, t) => {
     if (t.type === 'object') return ''
-    if (t.type === 'principal') return xml(el(NS.dav, 'collection') + el(NS.dav, 'principal'))
+    if (t.type === 'principal' || t.type === 'member') return xml(el(NS.dav, 'collection') + el(NS.dav, 'principal'))
     if (calendarOf(t)) return xml(el(NS.dav, 'collection') + el(NS.caldav, 'calendar'))
     if (bookOf(t)) return xml(el(NS.dav, 'collection') + el(NS.carddav, 'addressbook'))
     return xml(el(NS.dav, 'collection'))
   },
   [`${NS.dav}displayname`]: (c, t) => {
     if (t.type === 'principal') return c.email
-    if (t.type === 'collection')
-      return (
-        stored(c, t, `${NS.dav}displayname`) ??
-        (t.collection.kind === 'card' ? 'Contacts' : isBirthdays(t.collection) ? 'Birthdays' : t.collection.name)
-      )
-    return undefined
+    if (t.type === 'member') return c.member(t.id)?.name
+    if (t.type !== 'collection') return undefined
+    const name =
+      stored(c, t, `${NS.dav}displayname`) ??
+      (t.collection.kind === 'card' ? 'Contacts' : isBirthdays(t.collection) ? 'Birthdays' : t.collection.name)
+    // Whose it is, for a collection another member shares: "Family (Anna)".
+    const { owner } = t.collection
+    return owner === undefined ? name : sharedDisplayName(name, c.member(owner)?.name ?? 'another member')
   },
   // Set by a client (PROPPATCH, MKCALENDAR): answered only once set, else missing (404).
   [`${NS.caldav}calendar-description`]: (c, t) => (calendarOf(t) ? stored(c, t, `${NS.caldav}calendar-description`) : undefined),
@@ -85,15 +105,17 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.apple}calendar-color`]: (c, t) => (calendarOf(t) ? stored(c, t, `${NS.apple}calendar-color`) : undefined),
   [`${NS.apple}calendar-order`]: (c, t) => (calendarOf(t) ? stored(c, t, `${NS.apple}calendar-order`) : undefined),
   [`${NS.dav}current-user-principal`]: () => xml(href(PRINCIPAL)),
-  [`${NS.dav}principal-URL`]: (_c, t) => (t.type === 'principal' ? xml(href(PRINCIPAL)) : undefined),
-  [`${NS.dav}owner`]: (_c, t) => (t.type === 'collection' ? xml(href(PRINCIPAL)) : undefined),
+  [`${NS.dav}principal-URL`]: (_c, t) =>
+    t.type === 'principal' ? xml(href(PRINCIPAL)) : t.type === 'member' ? xml(href(memberPrincipal(t.id))) : undefined,
+  [`${NS.dav}owner`]: (_c, t) =>
+    t.type === 'collection' ? xml(href(t.collection.owner === undefined ? PRINCIPAL : memberPrincipal(t.collection.owner))) : undefined,
   [`${NS.dav}principal-collection-set`]: () => xml(href('/dav/')),
-  [`${NS.dav}current-user-privilege-set`]: (_c, t) =>
-    xml(
-      privilegesOf(t)
-        .map((p) => el(NS.dav, 'privilege', el(NS.dav, p)))
-        .join(''),
-    ),
+  [`${NS.dav}current-user-privilege-set`]: (c, t) =>
+    t.type === 'collection' || t.type === 'object'
+      ? xml(privilegeSet(t.collection, isBirthdays(t.collection) ? 'read' : c.privilege(t.collection)))
+      : t.type === 'member'
+        ? xml(el(NS.dav, 'privilege', el(NS.dav, 'read')))
+        : xml(privilegeSet(null, 'owner')),
   [`${NS.dav}supported-report-set`]: (_c, t) =>
     t.type === 'collection'
       ? xml(
@@ -104,7 +126,10 @@ const GETTERS: Record<string, Getter> = {
       : undefined,
   [`${NS.caldav}calendar-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(CALENDAR_HOME)) : undefined),
   [`${NS.carddav}addressbook-home-set`]: (_c, t) => (t.type === 'principal' ? xml(href(ADDRESSBOOK_HOME)) : undefined),
-  [`${NS.caldav}calendar-user-address-set`]: (c, t) => (t.type === 'principal' ? xml(href(`mailto:${c.email}`)) : undefined),
+  [`${NS.caldav}calendar-user-address-set`]: (c, t) => {
+    const email = t.type === 'principal' ? c.email : t.type === 'member' ? c.member(t.id)?.email : undefined
+    return email === undefined ? undefined : xml(href(`mailto:${email}`))
+  },
   [`${NS.caldav}supported-calendar-component-set`]: (_c, t) => {
     const c = calendarOf(t)
     return c ? xml(`<c:comp name="${c.kind === 'task' ? 'VTODO' : 'VEVENT'}"/>`) : undefined
@@ -117,9 +142,9 @@ const GETTERS: Record<string, Getter> = {
       : undefined,
   [`${NS.caldav}max-resource-size`]: (_c, t) => (calendarOf(t) ? String(MAX_OBJECT_BYTES) : undefined),
   [`${NS.carddav}max-resource-size`]: (_c, t) => (bookOf(t) ? String(MAX_OBJECT_BYTES) : undefined),
-  [`${NS.dav}sync-token`]: (c, t) => (t.type === 'collection' ? syncToken(c.store.head(c.userId)) : undefined),
+  [`${NS.dav}sync-token`]: (c, t) => (t.type === 'collection' ? syncToken(c.store.head(homeOf(c, t.collection))) : undefined),
   [`${NS.cs}getctag`]: (c, t) =>
-    t.type === 'collection' ? syncToken(c.store.collectionHead(c.userId, t.collection.kind, t.collection.name)) : undefined,
+    t.type === 'collection' ? syncToken(c.store.collectionHead(homeOf(c, t.collection), t.collection.kind, t.collection.name)) : undefined,
   [`${NS.dav}getetag`]: (_c, t, obj) => (t.type === 'object' && obj ? obj.etag : undefined),
   [`${NS.dav}getcontenttype`]: (_c, t) =>
     t.type === 'object' ? (t.collection.kind === 'card' ? CARD_TYPE : CALENDAR_TYPE) : isCollection(t) ? 'httpd/unix-directory' : undefined,

@@ -13,7 +13,7 @@ import {
 import { HttpError } from '../../core/plugin-api.js'
 import type { Collection, DavObject, Objects } from './objects-service.js'
 import { cardMatches, timeRange } from './report-filters.js'
-import { collectionPath, davPath, objectPath, resolve } from './paths.js'
+import { collectionPath, davPath, objectPath, resolve, sameCollection } from './paths.js'
 import { type PropContext, propsOf, type Requested, requested, syncToken } from './properties.js'
 
 /** Responses one REPORT or PROPFIND answers at most; beyond it the answer ends with a 507 for the collection. */
@@ -91,7 +91,7 @@ function* multiget(ctx: PropContext, objects: Objects, c: Collection, want: Requ
   for (const h of hrefs) {
     const path = davPath(h)
     const target = path === null ? null : resolve(path)
-    const mine = target?.type === 'object' && target.collection.kind === c.kind && target.collection.name === c.name
+    const mine = target?.type === 'object' && sameCollection(target.collection, c)
     const key = mine ? objectPath(c, target.name) : `\u0000${h}`
     if (seen.has(key)) continue
     seen.add(key)
@@ -109,7 +109,9 @@ const TOKEN = /^http:\/\/hearth\.invalid\/ns\/sync\/(\d{1,15})(?:\/([^/<>&]{0,10
 
 function syncCollection(ctx: PropContext, objects: Objects, c: Collection, body: XmlNode, budget: ByteBudget): ReportAnswer {
   const given = child(body, NS.dav, 'sync-token')?.text.trim() ?? ''
-  const head = ctx.store.head(ctx.userId)
+  // A shared collection's changes are logged under its owner: its tokens are the owner's.
+  const home = c.owner ?? ctx.userId
+  const head = ctx.store.head(home)
   const tokenXml = (seq: number, listedUpTo?: string) =>
     `<d:sync-token>${syncToken(seq)}${listedUpTo === undefined ? '' : `/${encodeURIComponent(listedUpTo)}`}</d:sync-token>`
   const want = requested(body)
@@ -123,11 +125,11 @@ function syncCollection(ctx: PropContext, objects: Objects, c: Collection, body:
   } catch {
     return { status: 403, body: errorBody(NS.dav, 'valid-sync-token') }
   }
-  if (!Number.isSafeInteger(seq) || seq > head || seq < ctx.store.resetAt(ctx.userId)) {
+  if (!Number.isSafeInteger(seq) || seq > head || seq < ctx.store.resetAt(home)) {
     return { status: 403, body: errorBody(NS.dav, 'valid-sync-token') }
   }
   if (listedUpTo !== null) return initialListing(ctx, objects, c, want, budget, seq, listedUpTo, tokenXml, cutAt)
-  const changes = ctx.store.since(ctx.userId, c.kind, c.name, seq)
+  const changes = ctx.store.since(home, c.kind, c.name, seq)
   const kept = changes.slice(0, MAX_REPORT_ITEMS)
   // An answer cut short (by count or bytes) gives the token of its last change: the client asks again from there (RFC 6578 3.6).
   let reached = seq
@@ -176,12 +178,13 @@ function initialListing(
   tokenXml: (seq: number, listedUpTo?: string) => string,
   cutAt: string,
 ): ReportAnswer {
-  const head = ctx.store.head(ctx.userId)
+  const home = c.owner ?? ctx.userId
+  const head = ctx.store.head(home)
   const members = objects
     .members(ctx.userId, c)
     .filter((o) => after === null || o.name > after)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const earlier = after === null ? [] : ctx.store.since(ctx.userId, c.kind, c.name, startedAt).filter((ch) => ch.name <= after)
+  const earlier = after === null ? [] : ctx.store.since(home, c.kind, c.name, startedAt).filter((ch) => ch.name <= after)
   let listed = after ?? ''
   let listing = true
   let reached = startedAt

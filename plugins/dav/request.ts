@@ -19,7 +19,7 @@ export interface DavRequest {
   /** The body as text ('' for none). */
   body: string
   props: PropContext
-  /** Whether a collection exists (the address book always does). */
+  /** Whether a collection exists for the user (their address book always does; another member's while it is shared with them). */
   exists(c: Collection): boolean
 }
 
@@ -42,6 +42,11 @@ export function davRequest(
     email: auth.email,
     objects,
     store,
+    privilege: (c) => objects.privilege(userId, c),
+    member(id) {
+      const m = deps.api.auth.member(id)
+      return m && { name: m.name?.trim() || m.email, email: m.email }
+    },
     text(obj) {
       if (last?.obj !== obj) {
         if (target.type !== 'collection' && target.type !== 'object') throw new HttpError('INTERNAL_ERROR')
@@ -58,7 +63,10 @@ export function davRequest(
     target,
     body: typeof req.body === 'string' ? req.body : '',
     props,
-    exists: (c) => c.kind === 'card' || objects.calendars(userId, c.kind).includes(c.name),
+    exists: (c) =>
+      c.owner !== undefined
+        ? objects.privilege(userId, c) !== null
+        : c.kind === 'card' || objects.calendars(userId, c.kind).includes(c.name),
   }
 }
 

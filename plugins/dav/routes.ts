@@ -12,6 +12,7 @@ import type { Objects } from './objects-service.js'
 import { resolve, ROOT } from './paths.js'
 import { MAX_OBJECT_BYTES } from './properties.js'
 import { type DavRequest, davRequest } from './request.js'
+import { hidden } from './shared-access.js'
 import type { DavStore } from './store.js'
 
 /** Methods fastify does not route by default; all carry a body. */
@@ -67,6 +68,7 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
     const handle = HANDLERS[req.method]
     if (!handle) throw new HttpError('METHOD_NOT_ALLOWED')
     const r = davRequest(req, reply, { api, objects, store }, { userId: auth.userId as string, email: auth.email ?? '' }, target)
+    if (hidden(r)) throw new HttpError('NOT_FOUND', 'No such DAV resource')
     // The XML parser is loaded by the first body that needs it.
     if (r.body.trim() && EXTRA_METHODS.includes(req.method)) await xmlReady()
     return handle(r)

@@ -3,6 +3,8 @@ import { definePlugin } from '../../core/plugin-api.js'
 import { importExportRoutes } from './routes/import-export.js'
 import { noteArchiveRoutes } from './routes/notes.js'
 import { recordRoutes } from './routes/records.js'
+import { contactPhotoRoutes } from './routes/contact-photo.js'
+import { createContactPhotos } from './resources/contact-photos.js'
 import { eventOccurrences } from './resources/event-occurrences.js'
 import { isZone } from '../../lib/timezone/wall-clock.js'
 import { createRecordsService } from './service.js'
@@ -77,12 +79,14 @@ export default definePlugin(
       })
     }
     const occurrences = eventOccurrences(service, api.db)
+    const photos = createContactPhotos({ db: api.db, service, now: api.now })
     // Other plugins (DAV, MCP, sync connectors, digest, AI) reach records through this, never the tables.
-    api.services.provide<RecordsPluginService>({ service, occurrences })
+    api.services.provide<RecordsPluginService>({ service, occurrences, photos })
     await recordRoutes(app, { service, occurrences })
+    await contactPhotoRoutes(app, { service, photos })
     await noteArchiveRoutes(app, { service })
     await shareRoutes(app, { shares })
-    await importExportRoutes(app, { service, occurrences, events: api.events, now: api.now })
+    await importExportRoutes(app, { service, occurrences, photos, events: api.events, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.
     const purge = () => {

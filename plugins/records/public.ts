@@ -7,15 +7,19 @@
  * change events); `occurrences` expands, overrides and cancels recurring events.
  */
 import type { EventOccurrences } from './resources/event-occurrences.js'
+import type { ContactPhotos } from './resources/contact-photos.js'
 import type { RecordsService } from './service.js'
 
 export interface RecordsPluginService {
   service: RecordsService
   occurrences: EventOccurrences
+  /** Contact photos: re-encoding received images, and the stored JPEG of a contact (vCard PHOTO). */
+  photos: ContactPhotos
 }
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
+export type { ContactPhotos, PreparedPhoto } from './resources/contact-photos.js'
 // The compact projection's last step (docs/api.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
 // The import limits of archives (a member, all members, unpacked), for plugins reading uploads the same way.
@@ -34,3 +38,4 @@ export { DETAIL_PROPERTIES, detailGroups } from './formats/vcard-details.js'
 export { serializeVCard } from './formats/vcard-serialize.js'
 // The read-only birthdays calendar (events made from contacts), for plugins that show it (CalDAV).
 export { BIRTHDAYS, type Occasion, OCCASIONS, occasionEvent } from './resources/birthdays.js'
+export { cardPhoto, type InlinePhoto } from './formats/vcard-photo.js'

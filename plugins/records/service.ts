@@ -70,6 +70,13 @@ export interface ImportResult {
   failed: Array<{ index: number; error: HttpError }>
 }
 
+export interface ImportOptions {
+  source?: string | null
+  emit?: boolean
+  /** Run for each record written, with its entry's index, inside the import's transaction (what is stored beside it). */
+  alongside?: (record: ApiRecord, index: number) => void
+}
+
 export interface RecordsService {
   readonly resources: readonly ResourceName[]
   definition(resource: ResourceName): ResourceDefinition
@@ -97,7 +104,7 @@ export interface RecordsService {
   /** The read-only birthdays calendar, made from the contacts each caller may read. */
   readonly birthdays: BirthdaysCalendar
   create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
-  importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: { source?: string | null; emit?: boolean }): ImportResult
+  importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: ImportOptions): ImportResult
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
   list(userId: string, resource: ResourceName, query: Partial<ListQuery>, opts?: { bytes?: number }): Page
   /** The same page, read a chunk of records at a time with the event loop given back between them (the routes, large pages). */
@@ -329,6 +336,7 @@ export function createRecordsService({
       const e = engine(resource)
       const result: ImportResult = { created: [], failed: [] }
       const kept = new Map<string, StoredProperty[]>()
+      const indexOf = new Map<string, number>()
       entries.forEach((entry, index) => {
         try {
           if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
@@ -346,6 +354,7 @@ export function createRecordsService({
           e.checkExtras(extras)
           const record = build(e, userId, body, extras, opts.source)
           result.created.push(record)
+          indexOf.set(record.id, index)
           if (lines?.length) kept.set(record.id, lines)
         } catch (err) {
           if (!(err instanceof HttpError)) throw err
@@ -357,6 +366,7 @@ export function createRecordsService({
           e.store.insert(String(record.owner_id), record)
           const lines = kept.get(record.id)
           if (lines) properties.set(String(record.owner_id), resource, record.id, lines)
+          opts.alongside?.(record, indexOf.get(record.id) as number)
         }
       })()
       const readers = audience(e, ...result.created)

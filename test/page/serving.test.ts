@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { build } from '../helper.js'
@@ -7,7 +8,7 @@ import { build } from '../helper.js'
 
 // The packages' files themselves (their exports do not name these paths).
 const NODE_MODULES = new URL('../../../node_modules/', import.meta.url)
-const PAGE_FILES = ['/', '/assets/household.js', '/assets/household.css', '/assets/icon.svg']
+const PAGE_FILES = ['/', '/assets/household.js', '/assets/icon.svg']
 
 t.test('the page and its files, with their policy and validators', async (t) => {
   const app = await build(t)
@@ -18,7 +19,6 @@ t.test('the page and its files, with their policy and validators', async (t) => 
   for (const directive of [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self'",
     "frame-ancestors 'none'",
     "object-src 'none'",
     "base-uri 'none'",
@@ -30,6 +30,13 @@ t.test('the page and its files, with their policy and validators', async (t) => 
   t.equal(page.headers['x-content-type-options'], 'nosniff')
   t.equal(page.headers['referrer-policy'], 'no-referrer')
   t.notMatch(page.body, /<script(?![^>]*\bsrc=)[^>]*>|\sstyle=|\son[a-z]+=/i, 'no inline script, style attribute or handler')
+  // The first paint needs the HTML alone: its stylesheet is in it, allowed by its hash and nothing wider.
+  t.notMatch(page.body, /<link[^>]*rel="stylesheet"/, 'no stylesheet to fetch before the first paint')
+  const styles = [...page.body.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!)
+  t.equal(styles.length, 1, 'one style element')
+  t.match(styles[0], /\[hidden\]/, "it is the page's stylesheet")
+  const hash = createHash('sha256').update(styles[0]!).digest('base64')
+  t.ok(csp.split('; ').includes(`style-src 'self' 'sha256-${hash}'`), 'style-src: this origin and that stylesheet by its hash')
 
   for (const url of PAGE_FILES) {
     const res = await app.inject({ method: 'GET', url })
@@ -48,7 +55,7 @@ t.test('the page and its files, with their policy and validators', async (t) => 
   t.equal(page.headers['cache-control'], 'no-cache', 'the page itself is revalidated each time')
   // The page names its files with their content's hash: kept for good, and a new version is a new URL.
   const named = [...page.body.matchAll(/"(\/assets\/[\w.]+)\?v=([\w-]+)"/g)].map((m) => [m[1]!, m[2]!] as const)
-  t.same(named.map(([url]) => url).sort(), ['/assets/household.css', '/assets/household.js', '/assets/icon.svg', '/assets/icon.svg'])
+  t.same(named.map(([url]) => url).sort(), ['/assets/household.js', '/assets/icon.svg', '/assets/icon.svg'])
   for (const [url, version] of named) {
     const kept = await app.inject({ method: 'GET', url: `${url}?v=${version}` })
     t.equal(kept.headers['cache-control'], 'public, max-age=31536000, immutable', `${url} at its hash is kept for good`)
@@ -57,7 +64,6 @@ t.test('the page and its files, with their policy and validators', async (t) => 
     t.equal(stale.headers['cache-control'], 'no-cache', `${url} at another hash is revalidated`)
   }
   t.match((await app.inject({ method: 'GET', url: '/assets/household.js' })).headers['content-type'], /^text\/javascript/)
-  t.match((await app.inject({ method: 'GET', url: '/assets/household.css' })).headers['content-type'], /^text\/css/)
 })
 
 t.test('the vendored libraries are the packages’ own files', async (t) => {

@@ -47,7 +47,7 @@ export async function semanticRoutes(
     '/search/semantic',
     {
       schema: {
-        summary: 'Search notes, contacts and events by meaning',
+        summary: 'Search notes, contacts, events and tasks by meaning',
         description:
           'Ranks by cosine similarity between the query and each record, embedded by your AI provider; `mode=hybrid` blends it with the full-text rank (½ cosine + ½ · 1/(1+full-text position)). When the provider cannot embed the query the answer is the full-text ranking, `meta.fallback: true` and `meta.note` saying why. 422 without AI settings.',
         tags: ['search'],

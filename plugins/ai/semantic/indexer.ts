@@ -71,7 +71,7 @@ export interface Indexer {
   close(): void
 }
 
-const TYPE_OF_EVENT: Record<string, SemanticType> = { note: 'notes', contact: 'contacts', event: 'events' }
+const TYPE_OF_EVENT: Record<string, SemanticType> = { note: 'notes', contact: 'contacts', event: 'events', task: 'tasks' }
 
 export interface IndexerDeps {
   db: Database.Database

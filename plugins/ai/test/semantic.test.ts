@@ -371,3 +371,66 @@ t.test('semantic search holds what is shared with you, and stops holding it when
   await app.inject({ method: 'DELETE', url: `/api/v1/shares/${share.id}`, headers })
   t.equal((await search(app, kidHeaders, 'q=kayak+paddles+river&limit=5')).data.length, 0, 'unshared: gone from the results at once')
 })
+
+t.test('tasks are searched by meaning, scoped by owner and by the task lists shared', async (t) => {
+  const { app, headers } = await indexed(t)
+  const make = async (h: Record<string, string>, body: object) => {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: h, payload: body })
+    if (res.statusCode !== 201) throw new Error(res.body)
+    return res.json().data as { id: string }
+  }
+  const groceries = await make(headers, { title: 'Buy flour and yeast', description: 'for the sourdough bread', list_name: 'groceries' })
+  const bike = await make(headers, { title: 'Oil the bicycle chain', list_name: 'chores', tags: ['garage'] })
+  await new Promise((r) => setTimeout(r, 50))
+  await waitForIndex(app, headers)
+
+  const mine = await search(app, headers, 'q=oil+bicycle+chain&types=tasks&limit=5')
+  t.equal(mine.data[0]?.id, bike.id, "the owner's task, first")
+  t.ok(
+    mine.data.every((h) => h.type === 'tasks'),
+    'only tasks',
+  )
+  t.match(mine.data[0]?.record, { title: 'Oil the bicycle chain' }, 'compact task')
+  const all = await search(app, headers, 'q=flour+yeast+sourdough+bread&limit=3')
+  t.ok(
+    all.data.some((h) => h.type === 'tasks' && h.id === groceries.id),
+    'tasks are among all types by default',
+  )
+
+  // One member gets the groceries list; another gets nothing.
+  const token = headers.authorization.slice('Bearer '.length)
+  const sharee = await addUser(app, token, { email: 'sharee@example.test' })
+  const stranger = await addUser(app, token, { email: 'stranger@example.test' })
+  for (const m of [sharee, stranger]) {
+    const h = auth(m.token)
+    await app.inject({ method: 'PUT', url: '/api/v1/ai/settings', headers: h, payload: settings })
+    await app.inject({ method: 'POST', url: '/api/v1/ai/reindex', headers: h })
+    await waitForIndex(app, h)
+  }
+  const share = await app.inject({
+    method: 'POST',
+    url: '/api/v1/shares',
+    headers,
+    payload: { kind: 'tasklist', name: 'groceries', with: sharee.userId, access: 'read' },
+  })
+  t.equal(share.statusCode, 201, share.body)
+  await new Promise((r) => setTimeout(r, 50))
+  await waitForIndex(app, auth(sharee.token))
+  const shared = await search(app, auth(sharee.token), 'q=flour+yeast+bicycle+chain&types=tasks&limit=10')
+  t.same(
+    shared.data.map((h) => h.id),
+    [groceries.id],
+    "the sharee finds the shared list's task, not the other list's",
+  )
+  const none = await search(app, auth(stranger.token), 'q=flour+yeast+bicycle+chain&types=tasks&limit=10')
+  t.same(none.data, [], 'nobody else finds them')
+
+  // The owner's new task in the shared list reaches the sharee's index.
+  const more = await make(headers, { title: 'Buy oat milk', list_name: 'groceries' })
+  await new Promise((r) => setTimeout(r, 50))
+  await waitForIndex(app, auth(sharee.token))
+  t.equal((await search(app, auth(sharee.token), 'q=oat+milk&types=tasks&limit=1')).data[0]?.id, more.id)
+
+  const bad = await app.inject({ method: 'GET', url: '/api/v1/search/semantic?q=x&types=tasks,chores', headers })
+  t.equal(bad.statusCode, 400, 'an unknown type is refused')
+})

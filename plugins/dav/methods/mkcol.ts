@@ -3,6 +3,7 @@ import { documentOf, is, NS, parseXml, propstats, XmlError, type XmlNode } from 
 import { planPatch } from '../collection-props.js'
 import { MAX_OBJECT_BYTES } from '../properties.js'
 import { type DavRequest, sendXml } from '../request.js'
+import { refuseCollectionChange } from '../shared-access.js'
 
 /** MKCALENDAR (RFC 4791 5.3.1) and extended MKCOL (RFC 5689): a new calendar, with the body's properties or not at all. */
 export function mkcol(r: DavRequest) {
@@ -19,6 +20,7 @@ export function mkcol(r: DavRequest) {
   const { target } = r
   if (target.type !== 'collection' || target.collection.kind === 'card')
     throw new HttpError('FORBIDDEN', 'Only calendars and task lists (tasks-<name>) can be created, under /dav/calendars/')
+  if (target.collection.owner !== undefined) return refuseCollectionChange(r, target.collection, 'bind')
   const kind = target.collection.kind
   if (r.exists(target.collection)) throw new HttpError('METHOD_NOT_ALLOWED', 'That calendar exists')
   const name = target.collection.name

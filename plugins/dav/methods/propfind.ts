@@ -1,7 +1,8 @@
 import { HttpError } from '../../../core/plugin-api.js'
 import { multistatusStream, NS, response } from '../../../lib/webdav-xml/index.js'
 import { ADDRESS_BOOK, type Collection } from '../objects-service.js'
-import { ADDRESSBOOK_HOME, CALENDAR_HOME, collectionPath, PRINCIPAL, ROOT, type Target } from '../paths.js'
+import { ADDRESSBOOK_HOME, CALENDAR_HOME, collectionPath, memberPrincipal, PRINCIPAL, ROOT, type Target } from '../paths.js'
+import { sharedSegment } from '../shared.js'
 import { propsOf, type Requested, requested } from '../properties.js'
 import { MAX_REPORT_ITEMS, objectResponses } from '../reports.js'
 import { type DavRequest, sendMultistatus, xmlBody } from '../request.js'
@@ -60,19 +61,31 @@ function* responses(r: DavRequest, target: Target, want: Requested, deep: boolea
     case 'principal':
       yield one(target, PRINCIPAL)
       return
+    case 'member':
+      yield one(target, memberPrincipal(target.id))
+      return
     case 'calendar-home':
       yield one(target, CALENDAR_HOME)
       if (deep)
-        for (const kind of ['event', 'task'] as const)
+        for (const kind of ['event', 'task'] as const) {
+          // A name of the user's own read as a shared collection's href is not theirs over DAV (shared.ts).
           for (const name of r.objects.calendars(r.userId, kind)) {
+            if (sharedSegment(name)) continue
             const collection: Collection = { kind, name }
             yield one({ type: 'collection', collection }, collectionPath(collection))
           }
+          // Then the calendars (task lists) other members share with the user.
+          for (const collection of r.objects.sharedWith(r.userId, kind))
+            yield one({ type: 'collection', collection }, collectionPath(collection))
+        }
       return
     case 'addressbook-home': {
       yield one(target, ADDRESSBOOK_HOME)
       const collection: Collection = { kind: 'card', name: ADDRESS_BOOK }
-      if (deep) yield one({ type: 'collection', collection }, collectionPath(collection))
+      if (!deep) return
+      yield one({ type: 'collection', collection }, collectionPath(collection))
+      for (const shared of r.objects.sharedWith(r.userId, 'card'))
+        yield one({ type: 'collection', collection: shared }, collectionPath(shared))
       return
     }
     case 'collection':

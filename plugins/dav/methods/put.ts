@@ -3,15 +3,20 @@ import { errorBody, href, NS } from '../../../lib/webdav-xml/index.js'
 import { UidConflict } from '../objects-service.js'
 import { objectPath } from '../paths.js'
 import { type DavRequest, header, sendXml } from '../request.js'
+import { refusedWrite } from '../shared-access.js'
 
 /** PUT: creates or replaces a vCard or iCalendar object; a UID another object of the collection holds is refused. */
-export function put(r: DavRequest) {
+export async function put(r: DavRequest) {
   const { target } = r
   if (target.type !== 'object') throw new HttpError('METHOD_NOT_ALLOWED', 'PUT a vCard or iCalendar object into a collection')
   if (!r.exists(target.collection)) throw new HttpError('CONFLICT', 'No such calendar: create it with MKCALENDAR first')
   const type = String(r.req.headers['content-type'] ?? '').toLowerCase()
   if (type.includes('json') || type.startsWith('multipart/'))
     throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'PUT text/vcard or text/calendar')
+  const adding = () => (r.objects.find(r.userId, target.collection, target.name) ? 'write-content' : 'bind')
+  if (refusedWrite(r, target.collection, adding, target.name)) return r.reply
+  // Re-encoded before the write: everything from the precondition check on runs in one synchronous call.
+  const photo = target.collection.kind === 'card' ? await r.objects.cardPhoto(r.body) : null
   try {
     const result = r.objects.put(
       r.userId,
@@ -20,6 +25,7 @@ export function put(r: DavRequest) {
       r.body,
       header(r.req, 'if-match'),
       header(r.req, 'if-none-match'),
+      photo,
     )
     return r.reply
       .code(result.created ? 201 : 204)

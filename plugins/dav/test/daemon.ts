@@ -68,13 +68,14 @@ export async function startDaemon(t: TestContext, env: Record<string, string> = 
     rmSync(dir, { recursive: true, force: true })
   })
   const base = `http://127.0.0.1:${port}`
+  // Two minutes: a start takes a second or two, but far longer on a machine whose cores are all taken.
   for (let i = 0; ; i++) {
     try {
       if ((await fetch(`${base}/health`)).status < 500) break
     } catch {
       // not listening yet
     }
-    if (i > 200 || child.exitCode !== null) throw new Error('the daemon did not start')
+    if (i > 1200 || child.exitCode !== null) throw new Error('the daemon did not start')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   const call = async (method: string, path: string, body?: unknown, token?: string) => {

@@ -1,6 +1,6 @@
 import records from '../../records/index.js'
 import dav from '../index.js'
-import { apiKey, auth, build, owner, type TestApp, type TestContext } from '../../../test/helper.js'
+import { addUser, apiKey, auth, build, owner, type TestApp, type TestContext } from '../../../test/helper.js'
 
 /** A DAV test bench: an app with the records and dav plugins, an owner, a dav key and a Basic-signed `dav` call. */
 export interface DavBench {
@@ -25,12 +25,19 @@ export async function davBench(t: TestContext, env: Record<string, string> = {})
   const o = await owner(app)
   const key = await apiKey(app, o.token, { scope: 'dav' })
   const basic = basicHeader(o.email, key)
+  return { app, token: o.token, email: o.email, key, basic, ...callers(app, basic, o.token) }
+}
+
+/** Another member of the bench's household (added by its owner), with a dav key of their own and the same two calls. */
+export async function davMember(b: DavBench) {
+  const user = await addUser(b.app, b.token)
+  const key = await apiKey(b.app, b.token, { scope: 'dav', user_id: user.userId })
+  return { ...user, key, ...callers(b.app, basicHeader(user.email, key), user.token) }
+}
+
+/** A member's DAV requests (HTTP Basic) and JSON API requests (their bearer token). */
+function callers(app: TestApp, basic: Record<string, string>, token: string): Pick<DavBench, 'dav' | 'json'> {
   return {
-    app,
-    token: o.token,
-    email: o.email,
-    key,
-    basic,
     async dav(method, url, body, headers = {}) {
       const res = await app.inject({
         method: method as 'GET',
@@ -44,7 +51,7 @@ export async function davBench(t: TestContext, env: Record<string, string> = {})
       const res = await app.inject({
         method: method as 'GET',
         url,
-        headers: auth(o.token),
+        headers: auth(token),
         ...(payload !== undefined ? { payload: payload as object } : {}),
       })
       return { status: res.statusCode, body: res.body ? res.json() : null }

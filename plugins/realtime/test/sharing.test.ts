@@ -69,6 +69,18 @@ t.test('a sharee hears of the shared calendar only, until it is unshared', async
     'live: the owner’s change after the unshare is not delivered',
   )
   afterUnshare.close()
+  await afterUnshare.closed()
+  // Resumed again from before the share ended: the owner's changes made since (before and after the unshare) stay out.
+  const later = await TestClient.open(`${url}?since=${cursor}`, auth(kid.token))
+  t.ok(
+    later.messages.some((m) => m.type === 'event.updated' && m.id === marker.id),
+    'a later resume replays the sharee’s own changes',
+  )
+  t.notOk(
+    later.messages.some((m) => m.id === dinner.id),
+    'and none of the owner’s, the change made after the unshare included',
+  )
+  later.close()
   strangerSocket.close()
 })
 

@@ -29,8 +29,8 @@ export function propertyStore(db: Database.Database): PropertyStore {
   const q = preparedOnUse(db, {
     upsert: () =>
       db.prepare(
-        'INSERT INTO records_properties (record_id, user_id, resource, lines) VALUES (?, ?, ?, ?) ' +
-          'ON CONFLICT(record_id) DO UPDATE SET lines = excluded.lines WHERE records_properties.user_id = excluded.user_id',
+        'INSERT INTO records_properties (record_id, user_id, resource, lines, uid) VALUES (?, ?, ?, ?, ?) ' +
+          'ON CONFLICT(record_id) DO UPDATE SET lines = excluded.lines, uid = excluded.uid WHERE records_properties.user_id = excluded.user_id',
       ),
     drop: 'DELETE FROM records_properties WHERE record_id = ? AND user_id = ?',
     one: () =>
@@ -41,6 +41,10 @@ export function propertyStore(db: Database.Database): PropertyStore {
       db.prepare<[string, string], { record_id: string; lines: string }>(
         'SELECT record_id, lines FROM records_properties WHERE user_id = ? AND resource = ?',
       ),
+    byUid: () =>
+      db.prepare<[string, string, string], { record_id: string }>(
+        'SELECT record_id FROM records_properties WHERE user_id = ? AND resource = ? AND uid = ?',
+      ),
     having: () =>
       db.prepare<[string, string, string, string], { record_id: string }>(
         'SELECT DISTINCT p.record_id FROM records_properties p, json_each(p.lines) j ' +
@@ -48,10 +52,12 @@ export function propertyStore(db: Database.Database): PropertyStore {
       ),
   })
   return {
-    recordsWith: (userId, resource, name, value) => q.having.all(userId, resource, name, value).map((r) => r.record_id),
+    recordsWith: (userId, resource, name, value) =>
+      // UID, what clients name records by, has its own indexed column; any other name is looked for line by line.
+      (name === 'UID' ? q.byUid.all(userId, resource, value) : q.having.all(userId, resource, name, value)).map((r) => r.record_id),
     set(userId, resource, recordId, lines) {
       const kept = bounded(lines)
-      if (kept.length) q.upsert.run(recordId, userId, resource, JSON.stringify(kept))
+      if (kept.length) q.upsert.run(recordId, userId, resource, JSON.stringify(kept), uidOf(kept))
       else q.drop.run(recordId, userId)
     },
     of(userId, resource, recordIds) {
@@ -66,6 +72,12 @@ export function propertyStore(db: Database.Database): PropertyStore {
       return new Map(q.all.all(userId, resource).map((r) => [r.record_id, JSON.parse(r.lines) as StoredProperty[]]))
     },
   }
+}
+
+/** The first UID line's value, as the lookup by UID finds it. */
+function uidOf(lines: StoredProperty[]): string | null {
+  const line = lines.find((l) => l[0] === 'UID')
+  return typeof line?.[2] === 'string' ? line[2] : null
 }
 
 function bounded(lines: StoredProperty[]): StoredProperty[] {

@@ -7,6 +7,7 @@
 
 import type { Recurrence } from '../../../lib/ical/recurrence.js'
 import type { StoredProperty } from '../engine/properties.js'
+import type { InlinePhoto } from './vcard-photo.js'
 
 export type CustomFields = Record<string, unknown> | null
 
@@ -133,6 +134,8 @@ export interface ParsedEntry<T> {
   record: T
   /** Properties of the entry Hearth has no field for, kept aside and written back on export. */
   properties?: StoredProperty[]
+  /** A contact's inline vCard PHOTO, as the file carried it (re-encoded before it is stored). */
+  photo?: InlinePhoto
 }
 
 export interface ParseFailure {

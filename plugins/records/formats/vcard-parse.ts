@@ -4,6 +4,7 @@ import { parseStamp } from '../../../lib/content-line/stamps.js'
 import { decodeQuotedPrintable, groupLabels, prefRank, typeValues } from '../../../lib/vcard/params.js'
 import { addField, CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
 import { readDetail } from './vcard-details.js'
+import { cardPhoto } from './vcard-photo.js'
 import {
   type ContactAddress,
   type ContactEmail,
@@ -64,7 +65,8 @@ export function parseVCards(text: string): ParseResult<ContactRecord> {
     try {
       if (card.name !== 'VCARD') throw new Error(`expected BEGIN:VCARD, found BEGIN:${card.name}`)
       if (card.broken) throw new Error(card.broken)
-      result.entries.push({ index, line: card.line, record: readCard(card) })
+      const photo = cardPhoto(card)
+      result.entries.push({ index, line: card.line, record: readCard(card), ...(photo ? { photo } : {}) })
     } catch (err) {
       result.failed.push({ index, line: card.line, error: (err as Error).message })
     }

@@ -5,6 +5,7 @@ import { customFieldLines } from './custom-fields.js'
 import type { ContactRecord } from './types.js'
 import { EXTRA_PROPERTIES } from './vcard-parse.js'
 import { detailLines } from './vcard-details.js'
+import { photoLine } from './vcard-photo.js'
 
 export type { VCardVersion }
 
@@ -13,7 +14,8 @@ const PHONE_TYPE = { mobile: 'cell', work: 'work', home: 'home', other: 'other' 
 /** custom_fields keys written back as their standard property (BDAY, NICKNAME...). */
 const EXTRA_BY_KEY = new Map(Object.entries(EXTRA_PROPERTIES).map(([prop, key]) => [key, prop]))
 
-type ExportedContact = ContactRecord & { id?: string }
+/** `photo`: the contact's stored JPEG, written as an inline PHOTO. */
+export type ExportedContact = ContactRecord & { id?: string; photo?: Buffer | null }
 
 /** Contacts → one vCard file (CRLF, folded at 75 octets). */
 export function serializeVCards(contacts: ExportedContact[], version: VCardVersion = '4.0'): string {
@@ -68,6 +70,7 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
     written.add(key)
   }
   lines.push(...customFieldLines(c.custom_fields, written))
+  if (c.photo) lines.push(photoLine(c.photo, version))
   if (c.updated_at) lines.push(`REV:${formatStamp(c.updated_at)}`)
   lines.push('END:VCARD')
   return `${lines.join('\r\n')}\r\n`

@@ -67,6 +67,7 @@ const fieldsWith = (it: ReturnType<typeof items>) => ({
   }),
 })
 const writable = fieldsWith(items(false))
+const HasPhoto = Type.Boolean({ description: 'a photo is stored: GET /contacts/{id}/photo serves it (set with PUT, removed with DELETE)' })
 
 type Item = Record<string, unknown>
 
@@ -116,6 +117,7 @@ export const contacts: ResourceDefinition = {
     addresses: 'json',
     notes: 'text',
     avatar_path: 'text',
+    has_photo: 'bool',
     tags: 'json',
     nickname: 'text',
     birthday: 'text',
@@ -127,7 +129,7 @@ export const contacts: ResourceDefinition = {
   sharing: { kind: 'addressbook', column: null },
   fts: { table: 'contacts_fts', weights: [10, 5, 5, 3, 1] },
   schemas: {
-    record: recordSchema(fieldsWith(items(true)), examples.contacts.record),
+    record: recordSchema({ ...fieldsWith(items(true)), has_photo: HasPhoto }, examples.contacts.record),
     create: createSchema(writable, [], examples.contacts.create),
     patch: patchSchema({ ...writable, display_name: Nullable(writable.display_name) }),
     listFilters: Type.Object({
@@ -153,7 +155,9 @@ export const contacts: ResourceDefinition = {
   counted: { archived: false },
   rowLocalFilters: true,
   stateIndexes: [{ index: 'contacts_user_trash', state: { deleted: true } }],
-  defaults: contactDefaults(),
+  defaults: { ...contactDefaults(), has_photo: false },
+  // Set by the photo routes and imports (with the photo itself), never by a create or PATCH body.
+  importExtras: { has_photo: Type.Boolean() },
   complete(record) {
     normalizeItems(record)
     checkDates(record)

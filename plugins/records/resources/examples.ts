@@ -50,6 +50,7 @@ export const examples = {
       addresses: [],
       notes: null,
       avatar_path: null,
+      has_photo: false,
       tags: ['family'],
       nickname: 'Ada',
       birthday: '1815-12-10',

@@ -31,7 +31,14 @@ export const Recurrence = Type.Object(
 )
 export type Recurrence = Static<typeof Recurrence>
 
-/** Rules the schema cannot say: count and until exclude each other; ordinal BYDAY needs MONTHLY or YEARLY. */
+/** The most days each month can have (February in a leap year). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+/**
+ * Rules the schema cannot say: count and until exclude each other; ordinal BYDAY needs MONTHLY or
+ * YEARLY; BYMONTHDAY is not for WEEKLY (RFC 5545 3.3.10); and a rule must be able to occur at all
+ * (BYMONTH=2 with BYMONTHDAY=30 never does: its expansion would walk its whole bound to find nothing).
+ */
 export function checkRecurrence(rule: Rule | null | undefined): void {
   if (!rule) return
   if (rule.count !== undefined && rule.until !== undefined) {
@@ -39,5 +46,13 @@ export function checkRecurrence(rule: Rule | null | undefined): void {
   }
   if ((rule.freq === 'DAILY' || rule.freq === 'WEEKLY') && rule.byday?.some((c) => /\d/.test(c))) {
     throw invalid('recurrence.byday', 'ordinal', 'ordinal byday (e.g. 1MO) applies to MONTHLY and YEARLY only')
+  }
+  if (rule.freq === 'WEEKLY' && rule.bymonthday) {
+    throw invalid('recurrence.bymonthday', 'weekly', 'bymonthday does not apply to WEEKLY (RFC 5545)')
+  }
+  if (rule.bymonthday && rule.bymonth) {
+    const months = rule.bymonth
+    const occurs = rule.bymonthday.some((day) => months.some((month) => Math.abs(day) <= (MONTH_DAYS[month - 1] as number)))
+    if (!occurs) throw invalid('recurrence.bymonthday', 'never', 'no month of bymonth has any day of bymonthday: the rule never occurs')
   }
 }

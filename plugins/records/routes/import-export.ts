@@ -6,7 +6,9 @@ import { codecs, type ExportSource, FileFormatError, FileTooLargeError } from '.
 import type { ParseFailure, ParseResult } from '../formats/types.js'
 import type { EventOccurrences, ImportEntry } from '../resources/event-occurrences.js'
 import { importTasks, type TaskImportEntry } from '../resources/task-import.js'
-import type { ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
+import { type ContactImportEntry, importContacts } from '../resources/contact-import.js'
+import type { ContactPhotos } from '../resources/contact-photos.js'
+import type { ApiRecord, ImportResult as ImportOutcome, RecordsService, ResourceName } from '../service.js'
 
 /**
  * GET /{notes,contacts,events}/export and POST /{...}/import (multipart):
@@ -39,11 +41,12 @@ export const MAX_EVENT_IDS = 1000
 export interface ImportExportDeps {
   service: RecordsService
   occurrences: EventOccurrences
+  photos: ContactPhotos
   events: Pick<EventBus, 'emit'>
   now?: () => number
 }
 
-export async function importExportRoutes(app: PluginInstance, { service, occurrences, events, now = Date.now }: ImportExportDeps) {
+export async function importExportRoutes(app: PluginInstance, { service, occurrences, photos, events, now = Date.now }: ImportExportDeps) {
   // Multipart parsing stays inside this scope: the JSON routes keep refusing other content types.
   await app.register(async (scope: PluginInstance) => {
     await scope.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } })
@@ -69,7 +72,7 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
         },
         async (request, reply) => {
           const { version } = request.query as { version?: '4.0' | '3.0' }
-          const file = codec.write(exportSource(service, request.userId, resource), { version, now: now() })
+          const file = codec.write(exportSource(service, request.userId, resource, photos), { version, now: now() })
           reply.header('content-type', file.contentType)
           reply.header('content-disposition', `attachment; filename="${file.filename}"`)
           return reply.send(pacedStream(file.body))
@@ -106,12 +109,14 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
               ? occurrences.importAll(userId, parsed.entries as ImportEntry[], opts)
               : resource === 'tasks'
                 ? importTasks(service, userId, parsed.entries as TaskImportEntry[], opts)
-                : service.importMany(
-                    userId,
-                    resource,
-                    parsed.entries.map((e) => (e.properties?.length ? { ...(e.record as object), properties: e.properties } : e.record)),
-                    opts,
-                  )
+                : resource === 'contacts'
+                  ? await importContacts(service, photos, userId, parsed.entries as ContactImportEntry[], opts)
+                  : service.importMany(
+                      userId,
+                      resource,
+                      parsed.entries.map((e) => (e.properties?.length ? { ...(e.record as object), properties: e.properties } : e.record)),
+                      opts,
+                    )
           const ids = result.created.map((r) => r.id)
           if (ids.length > 0) {
             // One summary event instead of a created event per record: a 20,000-contact import
@@ -127,9 +132,11 @@ export async function importExportRoutes(app: PluginInstance, { service, occurre
 }
 
 /** A user's records of one resource as an export reads them: in batches, with the lines imports kept. */
-function exportSource(service: RecordsService, userId: string, resource: ResourceName): ExportSource {
+function exportSource(service: RecordsService, userId: string, resource: ResourceName, photos: ContactPhotos): ExportSource {
+  const batches = () => service.batches(userId, resource, { rows: 8 })
   return {
-    batches: () => service.batches(userId, resource, { rows: 8 }),
+    // A contact's photo is read with its batch (8 JPEGs of at most 512×512 at once).
+    batches: resource === 'contacts' ? () => withPhotos(batches(), photos) : batches,
     properties: (ids) => service.propertiesOf(userId, resource, ids),
     get(id) {
       try {
@@ -140,6 +147,10 @@ function exportSource(service: RecordsService, userId: string, resource: Resourc
       }
     },
   }
+}
+
+function* withPhotos(batches: Iterable<ApiRecord[]>, photos: ContactPhotos): Generator<ApiRecord[]> {
+  for (const batch of batches) yield batch.map((r) => (r.has_photo ? { ...r, photo: photos.bytesOf(r) } : r))
 }
 
 /** Parse failures and the entries the service refused, located in the file, in file order. */

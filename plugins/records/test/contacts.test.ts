@@ -24,6 +24,7 @@ t.test('POST /contacts fills defaults, derives display_name and item labels', as
     addresses: [{ street: null, city: 'London', state: null, postal_code: null, country: null, label: null }],
     notes: null,
     avatar_path: null,
+    has_photo: false,
     tags: [],
     nickname: null,
     birthday: null,

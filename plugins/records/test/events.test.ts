@@ -125,6 +125,10 @@ t.test('event validation errors, recurrence keys included', async (t) => {
     [rec({ wkst: 'MO' }), { field: 'recurrence.wkst', constraint: 'unknown' }],
     [rec({ count: 3, until: '2027-01-01' }), { field: 'recurrence.until', constraint: 'exclusive' }],
     [rec({ byday: ['1MO'] }), { field: 'recurrence.byday', constraint: 'ordinal' }],
+    [rec({ freq: 'WEEKLY', bymonthday: [3] }), { field: 'recurrence.bymonthday', constraint: 'weekly' }],
+    // Never occurs: expanding it walked 100,000 days to find nothing.
+    [rec({ freq: 'DAILY', bymonth: [2], bymonthday: [30] }), { field: 'recurrence.bymonthday', constraint: 'never' }],
+    [rec({ freq: 'YEARLY', bymonth: [4, 6, 9, 11], bymonthday: [31, -31] }), { field: 'recurrence.bymonthday', constraint: 'never' }],
   ]
   for (const [payload, details] of cases) {
     const res = await call('POST', '/events', payload)
@@ -134,6 +138,8 @@ t.test('event validation errors, recurrence keys included', async (t) => {
   }
   const ok = await call('POST', '/events', rec({ freq: 'MONTHLY', byday: ['-1FR'], until: '2027-06-30' }))
   t.equal(ok.status, 201, 'ordinal byday is fine on MONTHLY')
+  const leap = await call('POST', '/events', rec({ freq: 'YEARLY', bymonth: [2], bymonthday: [29], count: 2 }))
+  t.equal(leap.status, 201, 'February 29th occurs, in leap years')
   for (const [qs, field, constraint] of [
     ['date=yesterday', 'date', 'pattern'],
     ['date=2026-02-30', 'date', 'format'],
