@@ -33,16 +33,20 @@ export interface EventBus {
    */
   readers(pattern: string, rule: ReaderRule): () => void
   /** Whether `userId` may read `event`: theirs (its userId), or a `readers` rule admits them now. */
-  mayRead(userId: string, event: Pick<HearthEvent, 'type' | 'userId' | 'data'>): boolean
+  mayRead(userId: string, event: ReadableEvent): boolean
   /** The users whose events some `readers` rule may let `userId` read (a replay reads their journaled events too). */
   readableOwners(userId: string): string[]
 }
+
+/** What a `readers` rule judges: the event's type, owner, data and time (a replayed event is an old one). */
+export type ReadableEvent = Pick<HearthEvent, 'type' | 'userId' | 'data' | 'at'>
 
 /** Who besides its owner may read an event (EventBus.readers). */
 export interface ReaderRule {
   /** The users whose events this rule may let `userId` read. */
   owners(userId: string): string[]
-  mayRead(userId: string, event: Pick<HearthEvent, 'type' | 'userId' | 'data'>): boolean
+  /** Whether `userId` may read `event` now; `event.at` says when it happened (a right given later does not reach back). */
+  mayRead(userId: string, event: ReadableEvent): boolean
 }
 
 export function matches(pattern: string, type: string): boolean {

@@ -210,7 +210,7 @@ export const withJsonText = <T extends object>(value: T, _json: string): T => va
 /** @deprecated see withJsonText */
 export const jsonTextOf = (_value: unknown): string | undefined => undefined
 export { preparedOnUse, type PreparedStatements, type StatementSource } from './db/prepared-on-use.js'
-export type { EventBus, EventInput, EventListener, HearthEvent, ReaderRule } from './events.js'
+export type { EventBus, EventInput, EventListener, HearthEvent, ReadableEvent, ReaderRule } from './events.js'
 export { matches as eventMatches } from './events.js'
 export type { DetectResult, DriverReport, Hal } from './hal/registry.js'
 export type {

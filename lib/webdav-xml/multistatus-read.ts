@@ -4,7 +4,7 @@ import { NS } from './write.js'
 /**
  * A WebDAV multistatus answer (RFC 4918, 6578) as a client reads it: each response's href,
  * its own status, and the properties of its 2xx propstats by local name. Read with the same
- * safe reader as request bodies (parse.ts): call `xmlReady()` first.
+ * safe reader as request bodies (parse.ts).
  */
 export interface DavResponse {
   href: string

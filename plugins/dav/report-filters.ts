@@ -29,7 +29,8 @@ export function timeRange(
 
 const UTC_STAMP = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/
 
-function icsInstant(value: string): number {
+/** A UTC date-time as iCalendar writes it (20261101T090000Z) in epoch ms; NaN otherwise. */
+export function icsInstant(value: string): number {
   const m = UTC_STAMP.exec(value.trim())
   return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : Number.NaN
 }

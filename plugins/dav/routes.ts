@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type HearthApi, HttpError, type PluginInstance } from '../../core/plugin-api.js'
-import { xmlReady } from '../../lib/webdav-xml/index.js'
 import { remove } from './methods/delete.js'
 import { get } from './methods/get.js'
 import { mkcol } from './methods/mkcol.js'
@@ -11,7 +10,7 @@ import { report } from './methods/report.js'
 import type { Objects } from './objects-service.js'
 import { resolve, ROOT } from './paths.js'
 import { MAX_OBJECT_BYTES } from './properties.js'
-import { type DavRequest, davRequest } from './request.js'
+import { type DavRequest, davRequest, readXmlBody } from './request.js'
 import { hidden } from './shared-access.js'
 import type { DavStore } from './store.js'
 
@@ -69,8 +68,7 @@ export async function davRoutes(app: PluginInstance, api: HearthApi, objects: Ob
     if (!handle) throw new HttpError('METHOD_NOT_ALLOWED')
     const r = davRequest(req, reply, { api, objects, store }, { userId: auth.userId as string, email: auth.email ?? '' }, target)
     if (hidden(r)) throw new HttpError('NOT_FOUND', 'No such DAV resource')
-    // The XML parser is loaded by the first body that needs it.
-    if (r.body.trim() && EXTRA_METHODS.includes(req.method)) await xmlReady()
+    if (EXTRA_METHODS.includes(req.method)) await readXmlBody(r)
     return handle(r)
   }
 }

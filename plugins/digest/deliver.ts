@@ -31,20 +31,51 @@ export function sendEmail(smtp: SmtpSettings, to: string, digest: Digest, markdo
   return sendMail(smtp, { to, subject: `Your ${digest.period === 'day' ? 'daily' : 'weekly'} Hearth digest`, text: markdown })
 }
 
-/** One plain-text email through the instance's SMTP server. */
-export async function sendMail(smtp: SmtpSettings, mail: { to: string; subject: string; text: string }): Promise<void> {
+/**
+ * One email through the instance's SMTP server: plain text, and (`calendar`) an iCalendar
+ * alternative with its method (RFC 6047: text/calendar; method=REQUEST as a part of its own).
+ */
+export interface Mail {
+  to: string
+  subject: string
+  text: string
+  calendar?: { method: string; content: string }
+}
+
+export async function sendMail(smtp: SmtpSettings, mail: Mail): Promise<void> {
+  const [failure] = await sendMails(smtp, [mail])
+  if (failure) throw failure
+}
+
+/**
+ * Several emails over one SMTP connection (an invitation to many addresses): each one's failure
+ * or null, in order. Throws only when no server is configured.
+ */
+export async function sendMails(smtp: SmtpSettings, mails: Mail[]): Promise<Array<DeliveryError | null>> {
   if (!smtp.url && !smtp.host) throw new DeliveryError('no SMTP server is configured (HEARTH_SMTP_URL or HEARTH_SMTP_HOST)')
   // Imported on the first email, not at start: nodemailer is 400 KB of code most days never run.
   const { default: nodemailer } = await import('nodemailer')
-  const transport = smtp.url ? nodemailer.createTransport(smtp.url) : nodemailer.createTransport({ host: smtp.host, port: smtp.port })
+  const pool = { pool: true, maxConnections: 1 }
+  const transport = nodemailer.createTransport(smtp.url ? { url: smtp.url, ...pool } : { host: smtp.host, port: smtp.port, ...pool })
+  const out: Array<DeliveryError | null> = []
   try {
-    await transport.sendMail({ from: smtp.from, ...mail })
-  } catch (err) {
-    // nodemailer's messages name the server and the SMTP reply, never the URL's password.
-    throw new DeliveryError(`SMTP: ${(err as Error).message}`)
+    for (const { calendar, ...mail } of mails) {
+      try {
+        await transport.sendMail({
+          from: smtp.from,
+          ...mail,
+          ...(calendar ? { icalEvent: { method: calendar.method, content: calendar.content } } : {}),
+        })
+        out.push(null)
+      } catch (err) {
+        // nodemailer's messages name the server and the SMTP reply, never the URL's password.
+        out.push(new DeliveryError(`SMTP: ${(err as Error).message}`))
+      }
+    }
   } finally {
     transport.close()
   }
+  return out
 }
 
 /** POSTs `body` (JSON, already within its budget: webhook-body.ts) signed with `secret`. */

@@ -3,6 +3,8 @@ import type { RecordsPluginService } from '../records/public.js'
 import { CONFIRM_PATH } from './confirm.js'
 import { Confirmed, ConfirmQuery, Delivery, DigestQuery, DigestSchema, Settings, SettingsBody } from './schemas.js'
 import { digestService } from './service.js'
+import { sendMails } from './deliver.js'
+import type { DigestPluginService } from './public.js'
 
 const Config = Type.Object({
   smtpUrl: Type.String({ default: '', env: 'HEARTH_SMTP_URL', description: 'smtp://user:pass@host:port or smtps://...' }),
@@ -27,10 +29,14 @@ export default definePlugin(
     config: Config,
   },
   async (app, api) => {
+    const smtp = { url: api.config.smtpUrl, host: api.config.smtpHost, port: api.config.smtpPort, from: api.config.smtpFrom }
+    api.services.provide<DigestPluginService>({
+      mailer: { configured: Boolean(smtp.url || smtp.host), send: (mails) => sendMails(smtp, mails) },
+    })
     const digests = digestService({
       api,
       records: api.services.get<RecordsPluginService>('records'),
-      smtp: { url: api.config.smtpUrl, host: api.config.smtpHost, port: api.config.smtpPort, from: api.config.smtpFrom },
+      smtp,
       allowPrivateTargets: api.config.allowPrivateTargets,
     })
 

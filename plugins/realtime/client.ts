@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws'
-import type { AuthContext, HearthEvent } from '../../core/plugin-api.js'
+import type { AuthContext, ReadableEvent } from '../../core/plugin-api.js'
 import { eventMatches as matches } from '../../core/plugin-api.js'
 import { parseClientMessage } from './messages.js'
 
@@ -31,7 +31,7 @@ export class RealtimeClient {
     /** The event patterns it receives: '*' until it subscribes (or `?subscribe=` at connect). */
     private patterns: string[] = ['*'],
     /** Whether the user may read another user's event now (the bus's readers rules: what is shared with them). */
-    private readonly readable: (userId: string, event: Pick<HearthEvent, 'type' | 'userId' | 'data'>) => boolean = () => false,
+    private readonly readable: (userId: string, event: ReadableEvent) => boolean = () => false,
   ) {
     socket.on('pong', () => {
       this.alive = true
@@ -45,7 +45,7 @@ export class RealtimeClient {
    * events (no userId, e.g. driver swaps) go to admins and owners; a key sees what its scope reads
    * over REST (docs/api.md: sync keys reach records only).
    */
-  wants(event: Pick<HearthEvent, 'type' | 'userId' | 'data'>): boolean {
+  wants(event: ReadableEvent): boolean {
     const system = event.userId === null
     if (system ? this.auth.role !== 'owner' && this.auth.role !== 'admin' : false) return false
     if (this.auth.scope === 'sync' && !RECORD_EVENT.test(event.type)) return false

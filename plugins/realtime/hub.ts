@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws'
-import type { AuthContext, EventBus, HearthEvent } from '../../core/plugin-api.js'
+import type { AuthContext, EventBus, HearthEvent, ReadableEvent } from '../../core/plugin-api.js'
 import { type DropReason, RealtimeClient } from './client.js'
 import { briefMessage } from './brief.js'
 import { type Journal, type JournalEntry, MAX_EVENT_BYTES } from './journal.js'
@@ -85,12 +85,15 @@ export function createHub(opts: HubOptions) {
       ? opts.journal.replay(since, userId, userId === null ? [] : opts.events.readableOwners(userId))
       : { resync: since !== seq, last: seq, entries: [] }
 
-  /** A journaled event as `wants` judges it: another member's is read back from its message (its data says whose and where). */
-  const judged = (entry: JournalEntry, userId: string | null) => ({
-    type: entry.type,
-    userId: entry.userId,
-    data: entry.userId === null || entry.userId === userId ? null : (JSON.parse(entry.message) as { data?: unknown }).data,
-  })
+  /**
+   * A journaled event as `wants` judges it: another member's is read back from its message (its
+   * data says whose and where, its `at` when: a share made since does not open what came before it).
+   */
+  const judged = (entry: JournalEntry, userId: string | null): ReadableEvent => {
+    if (entry.userId === null || entry.userId === userId) return { type: entry.type, userId: entry.userId, data: null, at: '' }
+    const { data, at } = JSON.parse(entry.message) as { data?: unknown; at?: string }
+    return { type: entry.type, userId: entry.userId, data, at: at ?? '' }
+  }
 
   const credentials = new WeakMap<RealtimeClient, Credentials>()
   // A role change, a disabled user or a revoked key takes effect at once, not at the next ping.

@@ -9,6 +9,8 @@ import { eventOccurrences } from './resources/event-occurrences.js'
 import { isZone } from '../../lib/timezone/wall-clock.js'
 import { createRecordsService } from './service.js'
 import { shareRoutes } from './routes/shares.js'
+import { invitationRoutes } from './routes/invitations.js'
+import { freeBusy } from './resources/free-busy.js'
 import { createShares, type Shares } from './sharing/shares.js'
 import type { RecordsPluginService } from './public.js'
 
@@ -60,6 +62,7 @@ export default definePlugin(
       timezone: api.config.timezone,
       recordCacheBytes: api.config.recordCacheMb * 1024 * 1024,
       metrics: api.metrics,
+      member: api.auth.member,
       onErased: (resource, record) => {
         if (resource === 'notes') late.shares?.noteErased(String(record.owner_id), record.id)
       },
@@ -75,17 +78,19 @@ export default definePlugin(
           event.userId !== null &&
           typeof event.data === 'object' &&
           event.data !== null &&
-          service.access.mayRead(userId, def, { ...(event.data as Record<string, unknown>), owner_id: event.userId }),
+          service.access.mayRead(userId, def, { ...(event.data as Record<string, unknown>), owner_id: event.userId }, event.at),
       })
     }
     const occurrences = eventOccurrences(service, api.db)
     const photos = createContactPhotos({ db: api.db, service, now: api.now })
     // Other plugins (DAV, MCP, sync connectors, digest, AI) reach records through this, never the tables.
-    api.services.provide<RecordsPluginService>({ service, occurrences, photos })
+    const busy = freeBusy(api.db, api.auth.member, api.config.timezone)
+    api.services.provide<RecordsPluginService>({ service, occurrences, photos, freeBusy: busy })
     await recordRoutes(app, { service, occurrences })
     await contactPhotoRoutes(app, { service, photos })
     await noteArchiveRoutes(app, { service })
     await shareRoutes(app, { shares })
+    await invitationRoutes(app, { service, busy })
     await importExportRoutes(app, { service, occurrences, photos, events: api.events, now: api.now })
 
     // Hourly, and once at start so a daemon that was off at purge time catches up.

@@ -9,17 +9,21 @@
 import type { EventOccurrences } from './resources/event-occurrences.js'
 import type { ContactPhotos } from './resources/contact-photos.js'
 import type { RecordsService } from './service.js'
+import type { FreeBusy } from './resources/free-busy.js'
 
 export interface RecordsPluginService {
   service: RecordsService
   occurrences: EventOccurrences
   /** Contact photos: re-encoding received images, and the stored JPEG of a contact (vCard PHOTO). */
   photos: ContactPhotos
+  /** Busy times of members and of one calendar (series expanded; cancelled, declined and transparent events left out). */
+  freeBusy: FreeBusy
 }
 
 export type { ApiRecord, RecordsService, ResourceName } from './service.js'
 export type { EventOccurrences } from './resources/event-occurrences.js'
 export type { ContactPhotos, PreparedPhoto } from './resources/contact-photos.js'
+export type { FreeBusy, Interval } from './resources/free-busy.js'
 // The compact projection's last step (docs/api.md: null and empty values dropped), for plugins answering compact records.
 export { dropEmpty } from './engine/list.js'
 // The import limits of archives (a member, all members, unpacked), for plugins reading uploads the same way.

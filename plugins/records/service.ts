@@ -54,7 +54,7 @@ import type { Page } from './engine/list.js'
 import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js'
 import type { Check } from './engine/validate.js'
 import { resources } from './resources/index.js'
-import { type RecordAction, RecordAccess } from './sharing/access.js'
+import { type MemberLookup, type RecordAction, RecordAccess } from './sharing/access.js'
 import { BIRTHDAYS, type BirthdaysCalendar, birthdaysCalendar } from './resources/birthdays.js'
 
 export type ResourceName = keyof typeof resources
@@ -122,6 +122,11 @@ export interface RecordsService {
   setArchived(userId: string, id: string, archived: boolean, opts?: WriteOptions): ApiRecord
   /** Runs one of the resource's actions (its definition's `actions`); unchanged records are answered as they are. */
   act(userId: string, resource: ResourceName, id: string, action: string, opts?: WriteOptions): ApiRecord
+  /**
+   * An attendee's answer to an invitation: their own entry's status on the organizer's event (or
+   * on the one occurrence an override holds), written as the organizer's (emits event.updated).
+   */
+  answer(userId: string, id: string, status: string): ApiRecord
   remove(userId: string, resource: ResourceName, id: string, opts?: { permanent?: boolean } & WriteOptions): ApiRecord | { id: string }
   restore(userId: string, resource: ResourceName, id: string, opts?: WriteOptions): ApiRecord
   purgeTrash(retentionDays: number): number
@@ -145,6 +150,8 @@ export interface ServiceDeps {
   timezone?: string
   /** Told when a record is erased for good (the shares of a note go with it). */
   onErased?: (resource: ResourceName, record: ApiRecord) => void
+  /** Who a member is (by id or email): an event naming a member among its attendees invites them. */
+  member?: MemberLookup
 }
 
 export function createRecordsService({
@@ -157,8 +164,9 @@ export function createRecordsService({
   metrics,
   timezone = 'UTC',
   onErased,
+  member,
 }: ServiceDeps): RecordsService {
-  const access = new RecordAccess(db)
+  const access = new RecordAccess(db, member)
   const context = { zone: timezone }
   // Unicode-aware lower case for partial, case-insensitive filters (SQLite's lower() folds ASCII only).
   db.function('records_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null))
@@ -220,7 +228,13 @@ export function createRecordsService({
   /** What an erasure's event carries: the id, whose it was and its collection (realtime decides who hears of it). */
   const erased = (e: Engine, record: Record<string, unknown>) => {
     const column = e.def.sharing?.column
-    return { id: record.id as string, owner_id: record.owner_id, ...(column && column !== 'id' ? { [column]: record[column] } : {}) }
+    return {
+      id: record.id as string,
+      owner_id: record.owner_id,
+      ...(column && column !== 'id' ? { [column]: record[column] } : {}),
+      // Its attendees hear of it too (realtime asks who may read the event's data).
+      ...(e.def.invitations ? { attendees: record.attendees } : {}),
+    }
   }
   const notFound = (e: Engine) => new HttpError('NOT_FOUND', `${e.def.singular[0]?.toUpperCase()}${e.def.singular.slice(1)} not found`)
 
@@ -260,9 +274,12 @@ export function createRecordsService({
   }
 
   const stores = (resource: string) => engine(resource as ResourceName).store
-  const settle = (e: Engine, userId: string, record: ApiRecord, changed: Set<string>, previous: ApiRecord | null) => {
+  /** Completes a record of `owner`'s that `caller` writes; what it references must be the owner's and readable by the caller. */
+  const settle = (e: Engine, caller: string, owner: string, record: ApiRecord, changed: Set<string>, previous: ApiRecord | null) => {
     e.def.complete(record, changed, previous, { ...context, now: now() })
-    checkReferences(e.def, stores, userId, record, changed)
+    checkReferences(e.def, stores, owner, record, changed, (resource, target) =>
+      access.mayRead(caller, engine(resource as ResourceName).def, target),
+    )
   }
 
   /**
@@ -286,7 +303,8 @@ export function createRecordsService({
     // Whose collection it goes into is checked first: nothing of another member's records is looked at before.
     record.owner_id = (owner as string | undefined) ?? caller
     access.check(caller, e.def, record, 'create')
-    settle(e, String(record.owner_id), record, new Set(Object.keys(input)), null)
+    settle(e, caller, String(record.owner_id), record, new Set(Object.keys(input)), null)
+    access.keepAnswers(caller, e.def, record, null)
     record.source = (extras.source as string | undefined) ?? source ?? 'local'
     record.created_at = extras.created_at ? new Date(extras.created_at as string).toISOString() : stamp
     record.updated_at = extras.updated_at ? new Date(extras.updated_at as string).toISOString() : record.created_at
@@ -434,9 +452,18 @@ export function createRecordsService({
       dedupeTags(next)
       // Moved to another collection (an event to another calendar): the caller must write there too.
       if (RecordAccess.target(e.def, next) !== RecordAccess.target(e.def, current)) access.check(userId, e.def, next, 'create')
-      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
+      settle(e, userId, String(current.owner_id), next, new Set(Object.keys(change)), current)
+      access.keepAnswers(userId, e.def, next, current)
       next.updated_at = iso()
       return write(e, current, next, version)
+    },
+
+    answer(userId, id, status) {
+      const e = engine('events')
+      const current = active(e, userId, id, 'answer')
+      const next = access.answered(userId, current, status) as ApiRecord
+      if (JSON.stringify(next.attendees) === JSON.stringify(current.attendees)) return current
+      return write(e, current, { ...next, updated_at: iso() })
     },
 
     act(userId, resource, id, action, opts = {}) {
@@ -448,7 +475,7 @@ export function createRecordsService({
       const change = run.apply(current, { ...context, now: now() })
       if (!change) return current
       const next: ApiRecord = { ...current, ...change }
-      settle(e, String(current.owner_id), next, new Set(Object.keys(change)), current)
+      settle(e, userId, String(current.owner_id), next, new Set(Object.keys(change)), current)
       next.updated_at = iso()
       return write(e, current, next, version)
     },

@@ -9,7 +9,6 @@ import {
   supportsReport,
   text,
   type XmlNode,
-  xmlReady,
 } from '../../lib/webdav-xml/index.js'
 
 /**
@@ -76,7 +75,6 @@ export function davClient({ kind, username, password, policy }: DavClientOptions
     const where = `${method} ${new URL(url).pathname}`
     if (res.status === 401) throw new DavError(`${where}: 401 (check the username and password)`, 401)
     if (res.status !== 207) throw new DavError(`${where}: the server answered ${res.status}`, res.status)
-    await xmlReady()
     return { ...parseMultistatus(res.body.toString('utf8')), url: res.url }
   }
 

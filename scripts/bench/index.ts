@@ -18,6 +18,8 @@ const suites: Record<string, string> = {
   start: 'benchStart',
   offsite: 'benchOffsite',
   page: 'benchPage',
+  attacks: 'benchAttacks',
+  sharing: 'benchSharing',
 }
 
 const wanted = process.argv.slice(2)

@@ -1,22 +1,14 @@
 import { HttpError } from '../../../core/plugin-api.js'
-import { documentOf, is, NS, parseXml, propstats, XmlError, type XmlNode } from '../../../lib/webdav-xml/index.js'
+import { documentOf, is, NS, propstats, XmlError } from '../../../lib/webdav-xml/index.js'
 import { planPatch } from '../collection-props.js'
-import { MAX_OBJECT_BYTES } from '../properties.js'
 import { type DavRequest, sendXml } from '../request.js'
 import { refuseCollectionChange } from '../shared-access.js'
 
 /** MKCALENDAR (RFC 4791 5.3.1) and extended MKCOL (RFC 5689): a new calendar, with the body's properties or not at all. */
 export function mkcol(r: DavRequest) {
   // A body (calendar properties) must be XML: anything else is an unknown format (RFC 4918 9.3).
-  let root: XmlNode | undefined
-  if (r.body.trim()) {
-    try {
-      root = parseXml(r.body, MAX_OBJECT_BYTES)
-    } catch (err) {
-      if (err instanceof XmlError) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'A MKCALENDAR/MKCOL body is XML')
-      throw err
-    }
-  }
+  if (r.xml instanceof XmlError) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'A MKCALENDAR/MKCOL body is XML')
+  const root = r.xml ?? undefined
   const { target } = r
   if (target.type !== 'collection' || target.collection.kind === 'card')
     throw new HttpError('FORBIDDEN', 'Only calendars and task lists (tasks-<name>) can be created, under /dav/calendars/')

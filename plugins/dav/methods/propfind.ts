@@ -9,7 +9,7 @@ import { type DavRequest, sendMultistatus, xmlBody } from '../request.js'
 
 /** PROPFIND (RFC 4918 9.1): the target and, at Depth 1, its members, streamed within the answer budget. */
 export function propfind(r: DavRequest) {
-  const want = requested(xmlBody(r.body, NS.dav, 'propfind', true))
+  const want = requested(xmlBody(r.xml, NS.dav, 'propfind', true))
   const deep = String(r.req.headers.depth ?? 'infinity') !== '0'
   const { target } = r
   if (target.type === 'collection' && !r.exists(target.collection)) throw new HttpError('NOT_FOUND', 'No such collection')

@@ -6,7 +6,7 @@ import { type DavRequest, sendXml, xmlBody } from '../request.js'
 
 /** PROPPATCH (RFC 4918 9.2): a collection's name, description, colour and order; all or none. */
 export function proppatch(r: DavRequest) {
-  const root = xmlBody(r.body, NS.dav, 'propertyupdate', false)
+  const root = xmlBody(r.xml, NS.dav, 'propertyupdate', false)
   const collection = r.target.type === 'collection' ? r.target.collection : null
   if (collection && !r.exists(collection)) throw new HttpError('NOT_FOUND', 'No such collection')
   // A shared collection's name, colour and order are its owner's: nothing of it is settable by its sharees.

@@ -288,6 +288,8 @@ export class RecordLister {
         if (!skip?.has(at)) occurrences.push({ ...s, at, sortValue: new Date(at).toISOString() })
       }
       if (occurrences.length > MAX_EXPANDED) throw tooManyOccurrences(window)
+      // A paced caller may give the event loop back between two series' expansions.
+      yield
     }
     const compare = this.comparator(q, ranked, expansion.column)
     occurrences.sort(compare)
@@ -497,7 +499,10 @@ export class RecordLister {
     const byOwner = new Map<string, string[]>()
     for (const s of series) {
       const owner = String(s.record.owner_id)
-      byOwner.set(owner, [...(byOwner.get(owner) ?? []), s.record.id as string])
+      // Pushed, not spread into a new array: 2,500 series of one owner made 3 million copies a list.
+      const ids = byOwner.get(owner)
+      if (ids) ids.push(s.record.id as string)
+      else byOwner.set(owner, [s.record.id as string])
     }
     const stmt = this.prepare(
       `SELECT ${spec.seriesColumn} AS series, ${spec.startColumn} AS start FROM ${this.def.name} ` +

@@ -155,7 +155,9 @@ export class RecordStore {
   ): Steps<Array<{ seq: number; record: ApiRecord }>> {
     const cache = this.cache?.enabled ? this.cache : null
     const out: Array<{ seq: number; record: ApiRecord }> = []
-    for (let start = 0, size = accept ? 1 : seqs.length; start < seqs.length;) {
+    // The first chunk is one row, then as many as the last chunk's bytes say fit: a list of large records
+    // (300 repeating events of 90 KB, read whole for their expansion) was one statement of 27 MB.
+    for (let start = 0, size = 1; start < seqs.length;) {
       // Checked again after every pause: a commit by another connection meanwhile empties the cache.
       cache?.checkExternal()
       const part = seqs.slice(start, start + size)

@@ -182,6 +182,11 @@ export interface ResourceDefinition {
    * (the address book). A resource without it is never shared.
    */
   sharing?: { kind: ShareKind; column: string | null }
+  /**
+   * Records naming members among their `attendees` (events): those members read them and answer
+   * them (sharing/access.ts, the `records_invitations` index kept by triggers).
+   */
+  invitations?: boolean
 }
 
 /** What a share names: a calendar, the address book, a task list or one note. */

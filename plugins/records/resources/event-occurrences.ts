@@ -122,14 +122,19 @@ export function eventOccurrences(service: RecordsService, db: Database.Database)
   }
   const uidOf = (entry: ImportEntry) => entry.properties?.find(([name]) => name === 'UID')?.[2]
 
-  /** A series this user imported before (its UID kept) or Hearth exported (`<id>@hearth`): the newest still repeating. */
+  /**
+   * A series of this user's own that they imported before (its UID kept) or Hearth exported
+   * (`<id>@hearth`): the newest still repeating. Never another member's, even shared: an import
+   * writes into the importer's own calendars only (an override or an exclusion of someone else's series
+   * is not theirs to add).
+   */
   const earlierSeries = (userId: string, uid: string): ApiRecord | undefined => {
     const own = /^([0-9a-f-]{36})@hearth$/.exec(uid)?.[1]
     const ids = [...(own ? [own] : []), ...service.recordsWithProperty(userId, 'events', 'UID', uid)]
     for (const id of ids.reverse()) {
       try {
         const record = service.get(userId, 'events', id)
-        if (record.recurrence) return record
+        if (record.recurrence && record.owner_id === userId) return record
       } catch (err) {
         // Gone or in the trash: not a series to link to.
         if (!(err instanceof HttpError)) throw err

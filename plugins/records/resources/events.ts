@@ -85,6 +85,7 @@ export const events: ResourceDefinition = {
     custom_fields: 'json',
   },
   sharing: { kind: 'calendar', column: 'calendar_name' },
+  invitations: true,
   fts: { table: 'events_fts', weights: [10, 1] },
   schemas: {
     record: recordSchema({ ...fields(true), ...overrideFields }, examples.events.record),

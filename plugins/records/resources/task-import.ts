@@ -25,7 +25,7 @@ export function importTasks(
   entries: TaskImportEntry[],
   opts: { source?: string | null; emit?: boolean },
 ): ImportResult {
-  /** A parent the user already has, by UID (each UID looked up once). */
+  /** A parent the user already has of their own (not one shared with them: imports write into their own lists), by UID (each looked up once). */
   const seen = new Map<string, string | undefined>()
   const known = (uid: string): string | undefined => {
     if (seen.has(uid)) return seen.get(uid)
@@ -33,7 +33,8 @@ export function importTasks(
     const own = HEARTH_UID.exec(uid)?.[1]?.toLowerCase()
     if (own) {
       try {
-        id = service.get(userId, 'tasks', own, { includeDeleted: true }).id
+        const task = service.get(userId, 'tasks', own, { includeDeleted: true })
+        if (task.owner_id === userId) id = task.id
       } catch {
         // Not this user's: looked for as a client's UID below.
       }

@@ -2,7 +2,13 @@ import { Type } from '@sinclair/typebox'
 import { IdParams, Limit, ListOf, Offset, type PluginInstance, Single, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
 import type { Shares } from '../sharing/shares.js'
 
-/** POST/GET/PATCH/DELETE /shares: a member opens a collection of theirs to another (docs/api.md "Sharing"). */
+/**
+ * POST/GET/PATCH/DELETE /shares: a member opens a collection of theirs to another (docs/api.md
+ * "Sharing"). Making, widening and ending a share decides who else reads the member's records: like
+ * their keys and password, that is the member's own doing (scope general), not something an API key
+ * reaching their records (an agent, a sync service) may do; the shares are read with the records.
+ */
+const MANAGE = 'general' as const
 
 const Kind = StringEnum(['calendar', 'addressbook', 'tasklist', 'note'] as const)
 const Access = StringEnum(['read', 'write'] as const, { description: 'read: GET only; write: create, update, delete and restore too' })
@@ -45,7 +51,7 @@ export async function shareRoutes(app: PluginInstance, { shares }: { shares: Sha
         body: NewShare,
         response: { 201: Single(Share) },
       },
-      config: { errors: ['FORBIDDEN', 'NOT_FOUND', 'CONFLICT'] },
+      config: { scope: MANAGE, errors: ['FORBIDDEN', 'NOT_FOUND', 'CONFLICT'] },
     },
     async (request, reply) => {
       reply.code(201)
@@ -81,7 +87,7 @@ export async function shareRoutes(app: PluginInstance, { shares }: { shares: Sha
         body: Type.Object({ access: Access }, { additionalProperties: false }),
         response: { 200: Single(Share) },
       },
-      config: { errors: ['FORBIDDEN', 'NOT_FOUND'] },
+      config: { scope: MANAGE, errors: ['FORBIDDEN', 'NOT_FOUND'] },
     },
     async (request) => shares.update(request.userId, request.params.id, request.body.access),
   )
@@ -96,7 +102,7 @@ export async function shareRoutes(app: PluginInstance, { shares }: { shares: Sha
         params: IdParams,
         response: { 200: Single(Share) },
       },
-      config: { errors: ['FORBIDDEN', 'NOT_FOUND'] },
+      config: { scope: MANAGE, errors: ['FORBIDDEN', 'NOT_FOUND'] },
     },
     async (request) => shares.remove(request.userId, request.params.id),
   )
