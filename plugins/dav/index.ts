@@ -3,6 +3,7 @@ import type { RecordsPluginService } from '../records/public.js'
 import { createObjects } from './objects-service.js'
 import { davRoutes } from './routes.js'
 import { davStore } from './store.js'
+import { contactGroups } from './contact-groups.js'
 
 /**
  * CalDAV and CardDAV at /dav/ (docs/api.md, "CalDAV and CardDAV"): the records
@@ -22,7 +23,9 @@ export default definePlugin(
   },
   async (app, api) => {
     const store = davStore(api.db)
-    const objects = createObjects({ records: api.services.get<RecordsPluginService>('records'), store, events: api.events, now: api.now })
+    const records = api.services.get<RecordsPluginService>('records')
+    const groups = contactGroups(api.db, records.service, store)
+    const objects = createObjects({ records, store, groups, events: api.events, now: api.now })
     await davRoutes(app, api, objects, store)
   },
 )

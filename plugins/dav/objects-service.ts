@@ -11,9 +11,11 @@ import {
   type ResourceName,
   type StoredProperty,
 } from '../records/public.js'
-import { objectEtag, readCalendar, readCard, readTodo, writeCalendar, writeCard, writeTodo } from './objects.js'
+import { contentLines, objectEtag, readCalendar, readCard, readTodo, writeCalendar, writeCard, writeTodo } from './objects.js'
 import { type Privilege, SHARE_KIND, shareTarget } from './shared.js'
 import type { CalendarKind, DavStore, Kind, ObjectRow } from './store.js'
+import { BIRTHDAYS, birthdayObjects, isBirthdays, readOnly } from './birthdays.js'
+import { type ContactGroups, type GroupObject, isGroupCard } from './contact-groups.js'
 
 /**
  * The DAV view of a user's records: collections (the address book, one calendar per
@@ -34,9 +36,11 @@ export interface Collection {
 
 export interface DavObject {
   name: string
-  /** The record (a series first, then its overridden occurrences). */
+  /** The record (a series first, then its overridden occurrences); none for a contact group's card. */
   records: ApiRecord[]
   etag: string
+  /** A contact group's card (contact-groups.ts): its row and members. */
+  group?: GroupObject['group']
 }
 
 export const ADDRESS_BOOK = 'contacts'
@@ -54,8 +58,14 @@ export class UidConflict extends HttpError {
 
 const UUID_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(vcf|ics)$/
 
-export function createObjects(deps: { records: RecordsPluginService; store: DavStore; events: EventBus; now: () => number }) {
-  const { records, store, now } = deps
+export function createObjects(deps: {
+  records: RecordsPluginService
+  store: DavStore
+  groups: ContactGroups
+  events: EventBus
+  now: () => number
+}) {
+  const { records, store, now, groups } = deps
   const { service } = records
   /** The object a PUT is writing: its created record takes the name the client chose. */
   let writing: { userId: string; kind: Kind; collection: string; name: string } | null = null
@@ -127,7 +137,13 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     store.log(userId, kind, collection, name, Boolean(record.deleted_at))
   }
 
-  deps.events.on('contact.*', (e) => onChange('card', e))
+  const birthdays = birthdayObjects(service, store)
+  deps.events.on('contact.*', (e) => {
+    onChange('card', e)
+    birthdays.contactChanged(e)
+    groups.contactChanged(e)
+  })
+  deps.events.on('share.*', (e) => birthdays.shareChanged(e))
   deps.events.on('event.*', (e) => onChange('event', e))
   deps.events.on('task.*', (e) => onChange('task', e))
 
@@ -158,10 +174,14 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   /** Every object of a collection, in one pass over the user's records. */
   const members = (userId: string, c: Collection): DavObject[] => {
+    if (isBirthdays(c)) return birthdays.members(userId)
     const rows = store.locations(homeOf(userId, c), c.kind)
     const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`
     if (c.kind === 'card') {
-      return allFor(userId, c).map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) }))
+      const contacts = allFor(userId, c)
+      // Group cards are the user's own address book's (a shared one's contacts keep their groups, without cards).
+      const groupCards = c.owner === undefined ? groups.members(userId, contacts) : []
+      return [...contacts.map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) })), ...groupCards]
     }
     if (c.kind === 'task') {
       return allFor(userId, c)
@@ -183,9 +203,14 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
   function* eachMember(userId: string, c: Collection): Generator<DavObject> {
     if (c.kind !== 'card') return yield* members(userId, c)
     const rows = store.locations(homeOf(userId, c), c.kind)
+    const grouped: Array<Record<string, unknown>> = []
     for (const batch of recordsFor(userId, c, 16)) {
-      for (const r of batch) yield { name: rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`, records: [r], etag: objectEtag([r]) }
+      for (const r of batch) {
+        if (c.owner === undefined && (r.groups as unknown[] | undefined)?.length) grouped.push({ owner_id: r.owner_id, groups: r.groups })
+        yield { name: rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`, records: [r], etag: objectEtag([r]) }
+      }
     }
+    yield* groups.members(userId, grouped)
   }
 
   const overridesOf = (userId: string, home: string, seriesId: string): ApiRecord[] =>
@@ -196,6 +221,9 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   /** The object at a name in a collection, or null. */
   const find = (userId: string, c: Collection, name: string): DavObject | null => {
+    if (isBirthdays(c)) return birthdays.find(userId, name)
+    const group = c.kind === 'card' && c.owner === undefined ? groups.find(userId, name) : null
+    if (group) return group
     const home = homeOf(userId, c)
     const row = store.byName(home, c.kind, c.name, name)
     const id = row?.record_id ?? UUID_NAME.exec(name)?.[1]
@@ -213,7 +241,9 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
   /** The object's text: as its client wrote it while the record is unchanged, else written from the record. */
   const render = (userId: string, c: Collection, obj: DavObject): string => {
+    if (obj.group) return groups.render(userId, obj as GroupObject)
     const main = obj.records[0] as ApiRecord
+    if (isBirthdays(c)) return writeCalendar(main, [], new Map(), now())
     const row = store.byRecord(homeOf(userId, c), main.id)
     if (row?.original && row.original_etag === obj.etag) return row.original
     const kept = service.propertiesOf(
@@ -325,6 +355,19 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     return service.recordsWithProperty(home, 'tasks', 'UID', uid)[0]
   }
 
+  /**
+   * A card without CATEGORIES keeps the contact's groups, unless the card its client wrote before had
+   * them (the client removed the last one): Apple's Contacts never writes CATEGORIES (its groups are
+   * group cards), and its edits of a contact must not take the contact out of its groups.
+   */
+  const keepGroups = (home: string, body: Record<string, unknown>, current: DavObject | null) => {
+    const main = current?.records[0]
+    if (!main || (body.groups as unknown[] | undefined)?.length) return body
+    const previous = store.byRecord(home, main.id)?.original
+    const hadCategories = previous ? contentLines(previous).some((l) => l.name === 'CATEGORIES') : false
+    return hadCategories ? body : { ...body, groups: main.groups }
+  }
+
   /** Forgets a name whose record is gone (permanently deleted or in the trash): a new object takes it. */
   const release = (userId: string, c: Collection, name: string) => {
     const home = homeOf(userId, c)
@@ -366,7 +409,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
         if (listed.size > 10_000) listed.clear()
         listed.add(userId)
       }
-      return [...new Set(['default', ...store.calendars(userId, kind)])].sort()
+      // The birthdays calendar is in every calendar home, made from the contacts the member reads.
+      return [...new Set(['default', ...(kind === 'event' ? [BIRTHDAYS] : []), ...store.calendars(userId, kind)])].sort()
     },
 
     /**
@@ -398,7 +442,10 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       ifNoneMatch?: string,
       photo: PreparedPhoto | null = null,
     ) {
+      if (isBirthdays(c)) throw readOnly()
+      if (c.kind === 'card' && c.owner === undefined && isGroupCard(text)) return groups.put(userId, name, text, ifMatch, ifNoneMatch)
       const current = find(userId, c, name)
+      if (current?.group) throw new HttpError('CONFLICT', 'A contact group card is at this name: a contact cannot replace it')
       checkPreconditions(current, ifMatch, ifNoneMatch)
       if (!current) release(userId, c, name)
       const resource = RESOURCE[c.kind]
@@ -424,11 +471,18 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
       }
       if (c.kind === 'card') {
         const card = readCard(text)
-        checkUid(userId, c, card.kept.find(([n]) => n === 'UID')?.[2], current?.records[0]?.id)
+        const uid = card.kept.find(([n]) => n === 'UID')?.[2]
+        checkUid(userId, c, uid, current?.records[0]?.id)
         // A photo Hearth stores is written back from the store, re-encoded: the card's own line and text are not kept.
         const kept = photo ? card.kept.filter(([n]) => n !== 'PHOTO' && !n.endsWith('.PHOTO')) : card.kept
-        obj = withCardPhoto(userId, single(card.body, kept), photo)
+        obj = withCardPhoto(userId, single(keepGroups(home, card.body, current), kept), photo)
         keepText = !photo
+        if (c.owner === undefined) {
+          groups.claim(userId, uid, (obj.records[0] as ApiRecord).id)
+          // Claimed by a group: the record changed after the write, and so did its tag.
+          const latest = fetch(userId, 'card', (obj.records[0] as ApiRecord).id)
+          if (latest && latest.etag !== obj.etag) obj = { name, records: [latest], etag: objectEtag([latest]) }
+        }
       } else if (c.kind === 'task') {
         const todo = readTodo(text, service.timezone, c.name)
         checkUid(userId, c, todo.uid, current?.records[0]?.id)
@@ -485,6 +539,8 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
 
     /** DELETE: the record goes to the trash, as DELETE on the JSON API does. */
     remove(userId: string, c: Collection, name: string, ifMatch?: string) {
+      if (isBirthdays(c)) throw readOnly()
+      if (c.kind === 'card' && c.owner === undefined && groups.remove(userId, name, ifMatch)) return
       const current = find(userId, c, name)
       if (!current) throw new HttpError('NOT_FOUND', 'No such object')
       checkPreconditions(current, ifMatch, undefined)

@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto'
 import { HttpError } from '../../core/plugin-api.js'
 import { type Component, parseComponents } from '../../lib/content-line/components.js'
 import { escapeText, parseContentLine, splitEscaped, unescapeText } from '../../lib/content-line/lines.js'
+import { groupLabels } from '../../lib/vcard/params.js'
 import { formatStamp } from '../../lib/content-line/stamps.js'
 import { parseDuration } from '../../lib/ical/time.js'
 import {
   type ApiRecord,
   type ContactRecord,
+  DETAIL_PROPERTIES,
+  detailGroups,
   type EventRecord,
   EXTRA_PROPERTIES,
   parseICalendar,
@@ -67,6 +70,7 @@ const CARD_MAPPED = new Set([
   'CATEGORIES',
   'REV',
   ...Object.keys(EXTRA_PROPERTIES),
+  ...DETAIL_PROPERTIES,
 ])
 
 export interface ParsedCard {
@@ -81,7 +85,11 @@ export function readCard(text: string): ParsedCard {
   }
   const { roots } = parseComponents(text)
   const kept: StoredProperty[] = []
-  for (const cl of roots[0]?.properties ?? []) {
+  const properties = roots[0]?.properties ?? []
+  // A labelled URL or Apple's anniversary is written from the contact's fields, label and all.
+  const written = detailGroups(properties, groupLabels(properties))
+  for (const cl of properties) {
+    if (cl.group && written.has(cl.group)) continue
     // N beyond family and given names (middle names, prefixes, suffixes): kept to be written back around them.
     if (
       cl.name === 'N' &&

@@ -4,6 +4,7 @@ import { type Privilege, sharedDisplayName } from './shared.js'
 import { CALENDAR_TYPE, CARD_TYPE } from './objects.js'
 import { el, href, NS, type PropResult, type PropValue, type XmlNode } from '../../lib/webdav-xml/index.js'
 import type { DavStore } from './store.js'
+import { isBirthdays } from './birthdays.js'
 
 /**
  * The live properties each kind of resource answers (RFC 4918, 4791, 6352, 6578, 5397,
@@ -91,7 +92,9 @@ const GETTERS: Record<string, Getter> = {
     if (t.type === 'principal') return c.email
     if (t.type === 'member') return c.member(t.id)?.name
     if (t.type !== 'collection') return undefined
-    const name = stored(c, t, `${NS.dav}displayname`) ?? (t.collection.kind === 'card' ? 'Contacts' : t.collection.name)
+    const name =
+      stored(c, t, `${NS.dav}displayname`) ??
+      (t.collection.kind === 'card' ? 'Contacts' : isBirthdays(t.collection) ? 'Birthdays' : t.collection.name)
     // Whose it is, for a collection another member shares: "Family (Anna)".
     const { owner } = t.collection
     return owner === undefined ? name : sharedDisplayName(name, c.member(owner)?.name ?? 'another member')
@@ -109,7 +112,7 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.dav}principal-collection-set`]: () => xml(href('/dav/')),
   [`${NS.dav}current-user-privilege-set`]: (c, t) =>
     t.type === 'collection' || t.type === 'object'
-      ? xml(privilegeSet(t.collection, c.privilege(t.collection)))
+      ? xml(privilegeSet(t.collection, isBirthdays(t.collection) ? 'read' : c.privilege(t.collection)))
       : t.type === 'member'
         ? xml(el(NS.dav, 'privilege', el(NS.dav, 'read')))
         : xml(privilegeSet(null, 'owner')),

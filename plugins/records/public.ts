@@ -38,5 +38,8 @@ export type { ContactRecord, EventRecord, TaskRecord } from './formats/types.js'
 export { parseTodos } from './formats/vtodo-parse.js'
 export { serializeTodos, taskUid } from './formats/vtodo-serialize.js'
 export { EXTRA_PROPERTIES, parseVCards } from './formats/vcard-parse.js'
+export { DETAIL_PROPERTIES, detailGroups } from './formats/vcard-details.js'
 export { serializeVCard } from './formats/vcard-serialize.js'
+// The read-only birthdays calendar (events made from contacts), for plugins that show it (CalDAV).
+export { BIRTHDAYS, type Occasion, OCCASIONS, occasionEvent } from './resources/birthdays.js'
 export { cardPhoto, type InlinePhoto } from './formats/vcard-photo.js'

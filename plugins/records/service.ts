@@ -17,6 +17,8 @@
  *   list(userId, resource, query, { bytes })           → { items, total } (API list semantics; reading stops past `bytes`)
  *   listPaced(userId, resource, query, { bytes })      → the same, the event loop given back between chunks of rows read
  *   listAll(userId, resource, { includeDeleted })      → every record of the user's own, oldest first
+ *   birthdays.series(userId) / .list(...)              → the read-only birthdays calendar (events made from contacts;
+ *       list and listPaced of events with calendar_name=birthdays answer it, and event writes into it are refused)
  *   batches(userId, resource, { includeDeleted, rows }) → every record, oldest first, a batch at a time (export)
  *   update(userId, resource, id, patch, { ifMatch })   → record       (emits <x>.updated)
  *   mergeCustom(userId, resource, id, fields, { ifMatch }) → record    (emits <x>.updated)
@@ -53,6 +55,7 @@ import type { ApiRecord, ListQuery, ResourceDefinition } from './engine/types.js
 import type { Check } from './engine/validate.js'
 import { resources } from './resources/index.js'
 import { type MemberLookup, type RecordAction, RecordAccess } from './sharing/access.js'
+import { BIRTHDAYS, type BirthdaysCalendar, birthdaysCalendar } from './resources/birthdays.js'
 
 export type ResourceName = keyof typeof resources
 export type { ApiRecord, Page }
@@ -98,6 +101,8 @@ export interface RecordsService {
   recordsWithProperty(userId: string, resource: ResourceName, name: string, value: string): string[]
   /** The instance's IANA time zone (HEARTH_TIMEZONE). */
   readonly timezone: string
+  /** The read-only birthdays calendar, made from the contacts each caller may read. */
+  readonly birthdays: BirthdaysCalendar
   create(userId: string, resource: ResourceName, body: unknown, opts?: { source?: string | null }): ApiRecord
   importMany(userId: string, resource: ResourceName, entries: unknown[], opts?: ImportOptions): ImportResult
   get(userId: string, resource: ResourceName, id: string, opts?: { includeDeleted?: boolean }): ApiRecord
@@ -200,6 +205,7 @@ export function createRecordsService({
     return e
   }
   const iso = () => new Date(now()).toISOString()
+  const birthdays = birthdaysCalendar(db, access, { contacts: engine('contacts').def, events: engine('events').def })
   /** Who reads these records (as they were and as they are): whose cached lists a change makes stale. */
   const audience = (e: Engine, ...records: Array<Record<string, unknown>>) => new Set(records.flatMap((r) => access.readers(e.def, r)))
   // Every change goes through here: the cached list results of everyone who reads the record go
@@ -333,6 +339,7 @@ export function createRecordsService({
     },
     recordsWithProperty: (userId, resource, name, value) => properties.recordsWith(userId, resource, name, value),
     timezone,
+    birthdays,
 
     create(userId, resource, body, opts = {}) {
       const e = engine(resource)
@@ -396,12 +403,14 @@ export function createRecordsService({
 
     list(userId, resource, query, opts = {}) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
+      if (resource === 'events' && q.calendar_name === BIRTHDAYS) return birthdays.list(userId, q, now(), timezone)
       const e = engine(resource)
       return e.lister.list(access.view(userId, e.def, q.owner === 'me'), q, { now: now(), zone: timezone }, opts.bytes)
     },
 
     listPaced(userId, resource, query, opts = {}) {
       const q = { limit: 20, offset: 0, ...query } as ListQuery
+      if (resource === 'events' && q.calendar_name === BIRTHDAYS) return Promise.resolve(birthdays.list(userId, q, now(), timezone))
       const e = engine(resource)
       return pacedSteps(e.lister.listSteps(access.view(userId, e.def, q.owner === 'me'), q, { now: now(), zone: timezone }, opts.bytes))
     },

@@ -1,5 +1,6 @@
 import { HttpError } from '../../../core/plugin-api.js'
 import { type DavRequest, header } from '../request.js'
+import { isBirthdays, readOnly } from '../birthdays.js'
 import { refuseCollectionChange, refusedWrite } from '../shared-access.js'
 
 /** DELETE: an object to the trash (If-Match honoured), or a calendar with its events. */
@@ -10,6 +11,7 @@ export function remove(r: DavRequest) {
     r.objects.remove(r.userId, target.collection, target.name, header(r.req, 'if-match'))
     return r.reply.code(204).send()
   }
+  if (target.type === 'collection' && isBirthdays(target.collection)) throw readOnly()
   // Another member's collection is theirs to delete (or to stop sharing).
   if (target.type === 'collection' && target.collection.owner !== undefined) return refuseCollectionChange(r, target.collection, 'unbind')
   if (target.type === 'collection' && target.collection.kind !== 'card' && r.exists(target.collection)) {

@@ -54,12 +54,17 @@ t.test('python3-caldav: calendars, events, time-range search, delete', { skip },
   const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}')
   t.same(
     out.calendars_before,
-    [`${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/tasks-default/`],
+    [`${d.base}/dav/calendars/birthdays/`, `${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/tasks-default/`],
     'the calendar and the task list',
   )
   t.same(
     out.calendars_after,
-    [`${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/tasks-default/`, `${d.base}/dav/calendars/trips/`],
+    [
+      `${d.base}/dav/calendars/birthdays/`,
+      `${d.base}/dav/calendars/default/`,
+      `${d.base}/dav/calendars/tasks-default/`,
+      `${d.base}/dav/calendars/trips/`,
+    ],
     'MKCALENDAR made a calendar',
   )
   t.equal(out.name_made, 'Trips', "MKCALENDAR's body named it")

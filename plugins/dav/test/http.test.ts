@@ -40,7 +40,7 @@ t.test('discovery: well-known redirects, the root names the principal, the princ
   )
   t.same(
     [...hrefs(home.body).keys()],
-    ['/dav/calendars/', '/dav/calendars/default/', '/dav/calendars/tasks-default/'],
+    ['/dav/calendars/', '/dav/calendars/birthdays/', '/dav/calendars/default/', '/dav/calendars/tasks-default/'],
     'the calendar and the task list of the default list',
   )
   t.match(home.body, '<c:supported-calendar-component-set><c:comp name="VEVENT"/></c:supported-calendar-component-set>')

@@ -224,7 +224,7 @@ t.test('MKCALENDAR with properties in its body; a refused one fails it and nothi
   const home = await b.dav('PROPFIND', '/dav/calendars/', PROPFIND_ALL(...CAL_PROPS), { depth: '1' })
   t.same(
     [...hrefs(home.body).keys()],
-    ['/dav/calendars/', '/dav/calendars/default/', '/dav/calendars/work/', '/dav/calendars/tasks-default/'],
+    ['/dav/calendars/', '/dav/calendars/birthdays/', '/dav/calendars/default/', '/dav/calendars/work/', '/dav/calendars/tasks-default/'],
   )
   const work = await b.dav('PROPFIND', '/dav/calendars/work/', PROPFIND_ALL(...CAL_PROPS), { depth: '0' })
   t.equal(valueOf(work.body, 'd:displayname'), 'Work')
@@ -279,7 +279,14 @@ t.test('MKCALENDAR with properties in its body; a refused one fails it and nothi
   const after = await b.dav('PROPFIND', '/dav/calendars/', PROPFIND('d:displayname'), { depth: '1' })
   t.same(
     [...hrefs(after.body).keys()],
-    ['/dav/calendars/', '/dav/calendars/chores/', '/dav/calendars/default/', '/dav/calendars/work/', '/dav/calendars/tasks-default/'],
+    [
+      '/dav/calendars/',
+      '/dav/calendars/birthdays/',
+      '/dav/calendars/chores/',
+      '/dav/calendars/default/',
+      '/dav/calendars/work/',
+      '/dav/calendars/tasks-default/',
+    ],
   )
 
   // Deleting a calendar forgets its properties: made again, it starts from the defaults.

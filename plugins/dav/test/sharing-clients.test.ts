@@ -76,7 +76,10 @@ t.test(
 
     const found = caldav('discover')
     t.equal(found[url], 'family (Owner)', 'discovery finds the shared calendar, named for whose it is')
-    t.same(Object.keys(found).sort(), [`${d.base}/dav/calendars/default/`, url, `${d.base}/dav/calendars/tasks-default/`].sort())
+    t.same(
+      Object.keys(found).sort(),
+      [`${d.base}/dav/calendars/birthdays/`, `${d.base}/dav/calendars/default/`, url, `${d.base}/dav/calendars/tasks-default/`].sort(),
+    )
     t.same(caldav('events', url).events, ['Family dinner'], 'its events are the owner’s')
 
     const refused = caldav('save', url, 'bea-dentist', 'Dentist')
@@ -208,6 +211,6 @@ item_types = ["VEVENT"]
   // Discovering again (what `vdirsyncer discover` is for) drops it; syncs are clean from then on.
   const listed = ok('discover', 'calendars')
   const saved = /Saved for calendars: collections = (.*)/.exec(listed.stdout + listed.stderr)?.[1]
-  t.same(JSON.parse(saved ?? 'null'), ['default', 'tasks-default'], 'discovery no longer finds it on the server')
+  t.same(JSON.parse(saved ?? 'null'), ['birthdays', 'default', 'tasks-default'], 'discovery no longer finds it on the server')
   ok('sync')
 })

@@ -42,7 +42,7 @@ t.test('a shared calendar: in the sharee’s home, read-only, then writable, the
   )
   t.same(
     [...hrefs(home.body).keys()],
-    ['/dav/calendars/', '/dav/calendars/default/', href, '/dav/calendars/tasks-default/'],
+    ['/dav/calendars/', '/dav/calendars/birthdays/', '/dav/calendars/default/', href, '/dav/calendars/tasks-default/'],
     'the shared calendar is in the home, at its own href',
   )
   t.match(home.body, '<d:displayname>Our family (Owner)</d:displayname>', 'its name says whose it is')

@@ -144,10 +144,11 @@ t.test('python3-caldav: save_todo, todos(), complete()', { skip: noCaldav }, asy
   const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}')
   t.same(
     out.lists_before,
-    [`${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/tasks-default/`],
-    'a task list beside the calendar',
+    [`${d.base}/dav/calendars/birthdays/`, `${d.base}/dav/calendars/default/`, `${d.base}/dav/calendars/tasks-default/`],
+    'a task list beside the calendars',
   )
   t.same(out.lists_after, [
+    `${d.base}/dav/calendars/birthdays/`,
     `${d.base}/dav/calendars/default/`,
     `${d.base}/dav/calendars/tasks-default/`,
     `${d.base}/dav/calendars/tasks-shopping/`,

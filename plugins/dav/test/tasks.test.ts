@@ -25,7 +25,13 @@ t.test('the calendar home lists task lists beside the calendars, VTODO only', as
   )
   t.equal(home.status, 207)
   const hrefs = [...home.body.matchAll(/<d:href>([^<]+)<\/d:href>/g)].map((m) => m[1])
-  t.same(hrefs, ['/dav/calendars/', '/dav/calendars/default/', '/dav/calendars/tasks-default/', '/dav/calendars/tasks-shopping/'])
+  t.same(hrefs, [
+    '/dav/calendars/',
+    '/dav/calendars/birthdays/',
+    '/dav/calendars/default/',
+    '/dav/calendars/tasks-default/',
+    '/dav/calendars/tasks-shopping/',
+  ])
   const list = await b.dav('PROPFIND', '/dav/calendars/tasks-shopping/', PROPFIND('d:resourcetype', 'c:supported-calendar-component-set'), {
     depth: '0',
   })

@@ -57,10 +57,21 @@ export interface ContactRecord {
   notes: string | null
   avatar_path: string | null
   tags: string[]
+  nickname: string | null
+  /** YYYY-MM-DD, or --MM-DD without a year. */
+  birthday: string | null
+  anniversary: string | null
+  urls: ContactUrl[]
+  groups: string[]
   custom_fields: CustomFields
   source?: string | null
   created_at?: string
   updated_at?: string
+}
+
+export interface ContactUrl {
+  url: string
+  label: string | null
 }
 
 export interface EventRecord {
@@ -153,6 +164,11 @@ export function contactDefaults(): Omit<ContactRecord, 'display_name'> {
     notes: null,
     avatar_path: null,
     tags: [],
+    nickname: null,
+    birthday: null,
+    anniversary: null,
+    urls: [],
+    groups: [],
     custom_fields: null,
   }
 }

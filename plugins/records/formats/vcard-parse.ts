@@ -3,6 +3,7 @@ import { type ContentLine, splitEscaped, unescapeText } from '../../../lib/conte
 import { parseStamp } from '../../../lib/content-line/stamps.js'
 import { decodeQuotedPrintable, groupLabels, prefRank, typeValues } from '../../../lib/vcard/params.js'
 import { addField, CUSTOM_FIELD_PROPERTY, readCustomField } from './custom-fields.js'
+import { readDetail } from './vcard-details.js'
 import { cardPhoto } from './vcard-photo.js'
 import {
   type ContactAddress,
@@ -16,12 +17,16 @@ import {
 /**
  * vCard 2.1/3.0/4.0 → contacts. Reads what Apple Contacts, Google and
  * Nextcloud write: grouped properties with X-ABLabel labels, TYPE lists in
- * any case, PREF parameters or TYPE=pref, `tel:` URIs. Properties Hearth has
- * no field for (BDAY, NICKNAME, URL, foreign X- properties) land in
+ * any case, PREF parameters or TYPE=pref, `tel:` URIs. Birthdays, anniversaries,
+ * nicknames, URLs and categories are read by vcard-details.ts. Properties Hearth
+ * has no field for (foreign X- properties, a BDAY in words) land in
  * custom_fields so nothing a user typed is silently lost.
  */
 
-/** Standard properties kept as custom fields, under these keys. */
+/**
+ * Standard properties older versions kept as custom fields, under these keys: a contact whose custom
+ * field still holds one (a value no field takes) has it written back as that property.
+ */
 export const EXTRA_PROPERTIES: Record<string, string> = { BDAY: 'birthday', NICKNAME: 'nickname', URL: 'url', ANNIVERSARY: 'anniversary' }
 
 const IGNORED = new Set([
@@ -116,9 +121,6 @@ function readCard(card: Component): ContactRecord {
       case 'NOTE':
         record.notes = unescapeText(cl.value) || null
         break
-      case 'CATEGORIES':
-        for (const tag of splitEscaped(cl.value, ',').map((s) => s.trim())) if (tag && !record.tags.includes(tag)) record.tags.push(tag)
-        break
       case 'REV':
         record.updated_at = parseStamp(cl.value)
         break
@@ -134,6 +136,7 @@ function readCard(card: Component): ContactRecord {
         break
       }
       default:
+        if (readDetail(cl, label, record, (key, value) => addField(custom, key, value))) break
         if (EXTRA_PROPERTIES[cl.name]) addField(custom, EXTRA_PROPERTIES[cl.name], text())
         else if (cl.name.startsWith('X-') && !IGNORED.has(cl.name)) addField(custom, cl.name.toLowerCase(), text())
     }

@@ -4,6 +4,7 @@ import { typedParams, type VCardVersion } from '../../../lib/vcard/params.js'
 import { customFieldLines } from './custom-fields.js'
 import type { ContactRecord } from './types.js'
 import { EXTRA_PROPERTIES } from './vcard-parse.js'
+import { detailLines } from './vcard-details.js'
 import { photoLine } from './vcard-photo.js'
 
 export type { VCardVersion }
@@ -50,11 +51,13 @@ export function serializeVCard(c: ExportedContact, version: VCardVersion): strin
     lines.push(contentLine('ADR', a.label ? [['TYPE', a.label]] : [], parts.join(';')))
   }
   if (c.notes) lines.push(contentLine('NOTE', [], escapeText(c.notes)))
-  if (c.tags.length > 0) lines.push(contentLine('CATEGORIES', [], c.tags.map(escapeText).join(',')))
+  lines.push(...detailLines(c, version))
   if (c.avatar_path) lines.push(contentLine('X-HEARTH-AVATAR-PATH', [], escapeText(c.avatar_path)))
   if (c.source) lines.push(contentLine('X-HEARTH-SOURCE', [], escapeText(c.source)))
   const written = new Set<string>(unit ? ['department'] : [])
   for (const [key, prop] of EXTRA_BY_KEY) {
+    // A field holding the value: the custom field of an older import stays a custom field.
+    if (c[key as keyof ExportedContact] !== undefined && c[key as keyof ExportedContact] !== null) continue
     const value = c.custom_fields?.[key]
     const values =
       typeof value === 'string'

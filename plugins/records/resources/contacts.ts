@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Uuid } from '../../../core/plugin-api.js'
 import { createSchema, Email, NullableText, patchSchema, recordSchema, Tags } from '../engine/schema-kit.js'
-import type { ApiRecord, ResourceDefinition } from '../engine/types.js'
+import type { ApiRecord, ResourceDefinition, SqlClause } from '../engine/types.js'
 import { examples } from './examples.js'
 import { invalid } from '../engine/validate.js'
 import { contactDefaults } from '../formats/types.js'
+import { parseCanonicalDate } from '../../../lib/vcard/dates.js'
 
 /** Contacts (api.md, Contact): names, e-mails, phones, addresses, company. */
 
@@ -22,8 +23,27 @@ const items = (required: boolean) => {
       { additionalProperties: false },
     ),
     address: Type.Object(Object.fromEntries(addressKeys.map((k) => [k, opt(NullableText(500))])), { additionalProperties: false }),
+    url: Type.Object(
+      {
+        url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^[^\\s]+$', description: 'kept as given, never fetched' }),
+        label: opt(NullableText(100)),
+      },
+      { additionalProperties: false },
+    ),
   }
 }
+
+/** YYYY-MM-DD, or --MM-DD when the year is not known; the day must exist (Feb 29 without a year or in a leap year). */
+const PartialDate = (what: string) =>
+  Nullable(
+    Type.String({
+      pattern: '^(\\d{4}|-)-\\d{2}-\\d{2}$',
+      description: `${what}: YYYY-MM-DD, or --MM-DD without a year`,
+      examples: ['1815-12-10', '--12-10'],
+    }),
+  )
+const DATE_FIELDS = ['birthday', 'anniversary'] as const
+const Group = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f]+$' })
 
 const fieldsWith = (it: ReturnType<typeof items>) => ({
   display_name: Type.String({ maxLength: 300 }),
@@ -37,6 +57,14 @@ const fieldsWith = (it: ReturnType<typeof items>) => ({
   notes: NullableText(100_000),
   avatar_path: NullableText(4096),
   tags: Tags,
+  nickname: NullableText(200),
+  birthday: PartialDate('birthday'),
+  anniversary: PartialDate('anniversary (of a wedding, or any yearly date the contact keeps)'),
+  urls: Type.Array(it.url, { maxItems: 50 }),
+  groups: Type.Array(Group, {
+    maxItems: 100,
+    description: "the address book's groups the contact belongs to (vCard CATEGORIES, Apple's group cards)",
+  }),
 })
 const writable = fieldsWith(items(false))
 const HasPhoto = Type.Boolean({ description: 'a photo is stored: GET /contacts/{id}/photo serves it (set with PUT, removed with DELETE)' })
@@ -48,6 +76,18 @@ function normalizeItems(record: Record<string, unknown>): void {
   if (record.emails) record.emails = fill(record.emails, { label: 'other', primary: false })
   if (record.phones) record.phones = fill(record.phones, { label: 'other', primary: false })
   if (record.addresses) record.addresses = fill(record.addresses, Object.fromEntries(addressKeys.map((k) => [k, null])))
+  if (record.urls) record.urls = fill(record.urls, { label: null })
+  // A group named twice is one membership.
+  if (Array.isArray(record.groups)) record.groups = [...new Set(record.groups as string[])]
+}
+
+/** The schema checks the form; the day must also exist (2023-02-29 does not, --02-29 does). */
+function checkDates(record: Record<string, unknown>): void {
+  for (const key of DATE_FIELDS) {
+    const value = record[key]
+    if (typeof value === 'string' && !parseCanonicalDate(value))
+      throw invalid(key, 'date', `${key} must be a real date: YYYY-MM-DD, or --MM-DD without a year`)
+  }
 }
 
 /** docs/api.md: first_name + " " + last_name, trimmed. */
@@ -79,6 +119,11 @@ export const contacts: ResourceDefinition = {
     avatar_path: 'text',
     has_photo: 'bool',
     tags: 'json',
+    nickname: 'text',
+    birthday: 'text',
+    anniversary: 'text',
+    urls: 'json',
+    groups: 'json',
     custom_fields: 'json',
   },
   sharing: { kind: 'addressbook', column: null },
@@ -90,6 +135,7 @@ export const contacts: ResourceDefinition = {
     listFilters: Type.Object({
       tag: Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 }),
       company: Type.String({ minLength: 1, maxLength: 300, description: 'partial match, case-insensitive' }),
+      group: Type.Array(Group, { maxItems: 20, description: 'exact group name; repeatable, combined with AND' }),
     }),
     compact: Type.Object({
       id: Uuid,
@@ -114,6 +160,7 @@ export const contacts: ResourceDefinition = {
   importExtras: { has_photo: Type.Boolean() },
   complete(record) {
     normalizeItems(record)
+    checkDates(record)
     if (typeof record.display_name === 'string' && record.display_name.trim()) {
       record.display_name = record.display_name.trim()
       return
@@ -124,9 +171,12 @@ export const contacts: ResourceDefinition = {
   },
   filters(query) {
     // fold() is registered by the engine: Unicode-aware lower case (SQLite's lower() knows only ASCII).
-    return query.company !== undefined
-      ? [{ sql: 'instr(records_fold(t.company), ?) > 0', params: [String(query.company).toLowerCase()] }]
-      : []
+    const out: SqlClause[] =
+      query.company !== undefined ? [{ sql: 'instr(records_fold(t.company), ?) > 0', params: [String(query.company).toLowerCase()] }] : []
+    for (const group of new Set((query.group as string[] | undefined) ?? [])) {
+      out.push({ sql: 'EXISTS (SELECT 1 FROM json_each(t.groups) WHERE value = ?)', params: [group] })
+    }
+    return out
   },
   compact(r: ApiRecord) {
     return {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
+import { HttpError, Nullable, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
 import { createSchema, Email, NullableText, patchSchema, recordSchema } from '../engine/schema-kit.js'
 import type { ResourceDefinition, SqlClause } from '../engine/types.js'
 import { examples } from './examples.js'
@@ -8,6 +8,7 @@ import { queryWindow } from './event-window.js'
 import { occurrences, type Recurrence as Rule } from '../../../lib/ical/recurrence.js'
 import { isZone } from '../../../lib/timezone/wall-clock.js'
 import { checkRecurrence, Recurrence } from './recurrence.js'
+import { BIRTHDAYS } from './birthdays.js'
 
 /** Calendar events (api.md, Calendar event), with recurrence expanded in ranged lists. */
 
@@ -129,6 +130,16 @@ export const events: ResourceDefinition = {
   // An override is made by PATCH ?scope=this or an import (RECURRENCE-ID), never by a create body.
   importExtras: { recurrence_id: Uuid, occurrence_start: Timestamp },
   complete(record, changed, previous, ctx) {
+    if (record.calendar_name === BIRTHDAYS) {
+      throw new HttpError(
+        'FORBIDDEN',
+        "The birthdays calendar is read-only: it shows contacts' birthdays and anniversaries (edit the contact)",
+        {
+          field: 'calendar_name',
+          constraint: 'read_only',
+        },
+      )
+    }
     record.timezone ??= ctx.zone
     // All-day events are dates: the day as written, whatever offset came with it.
     if (record.all_day) {

@@ -4,6 +4,7 @@ import { type EventBus, HttpError, type Member, preparedOnUse } from '../../../c
 import type { ShareKind } from '../engine/types.js'
 import type { RecordsService } from '../service.js'
 import type { ShareAccess } from './access.js'
+import { BIRTHDAYS } from '../resources/birthdays.js'
 
 /**
  * Shares as members manage them: one of your collections (a calendar, your address book, a task
@@ -112,6 +113,9 @@ export function createShares({ db, records, events, member, now }: SharesDeps) {
     if (named === null) return ''
     const value = body[named]
     if (value === undefined) throw invalid(named, 'required', `${named} is required to share a ${body.kind}`)
+    // The birthdays calendar follows the address book: sharing the address book shares it.
+    if (body.kind === 'calendar' && value === BIRTHDAYS)
+      throw invalid('name', 'read_only', 'The birthdays calendar is made from contacts: share the address book instead')
     if (body.kind !== 'note') return value
     const note = records.get(caller, 'notes', value, { includeDeleted: true })
     if (note.owner_id !== caller) throw new HttpError('FORBIDDEN', 'Only the owner of a note shares it')

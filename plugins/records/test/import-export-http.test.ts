@@ -69,14 +69,16 @@ t.test('contacts: Apple and Nextcloud vCards import, export as 4.0 and 3.0, re-i
     company: 'Apple Inc.',
     source: 'import',
     emails: [{ address: 'johnny@apple.example', label: 'work', primary: true }, {}, {}],
-    custom_fields: { birthday: '1980-04-01', department: 'Engineering' },
+    birthday: '1980-04-01',
+    groups: ['Work', 'Friends'],
+    custom_fields: { department: 'Engineering' },
   })
   const ana = await records(app, o.token, 'contacts', next.body.data.ids.slice(0, 1))
   t.match(ana[0], {
     display_name: 'Ana María Ölund-Schmidt',
     source: 'nextcloud',
     updated_at: '2026-11-01T12:00:00.000Z',
-    tags: ['Kunden', 'VIP', 'Team, Berlin'],
+    groups: ['Kunden', 'VIP', 'Team, Berlin'],
   })
 
   const originals = await records(app, o.token, 'contacts', [...apple.body.data.ids, ...next.body.data.ids])

@@ -19,7 +19,9 @@ t.test('Apple Contacts vCard 3.0: labels, groups, folded lines, escapes', async 
     last_name: 'Appleseed',
     company: 'Apple Inc.',
     job_title: 'Senior Engineer, Frameworks',
-    tags: ['Work', 'Friends'],
+    groups: ['Work', 'Friends'],
+    tags: [],
+    birthday: '1980-04-01',
     avatar_path: null,
   })
   t.same(johnny.emails, [
@@ -42,7 +44,6 @@ t.test('Apple Contacts vCard 3.0: labels, groups, folded lines, escapes', async 
   )
   t.same(johnny.custom_fields, {
     department: 'Engineering',
-    birthday: '1980-04-01',
     'x-abuid': '5AD380FD-B2DE-4261-BA99-DE1D1DB52FBE:ABPerson',
   })
   t.equal(entries[0].line, 1)
@@ -50,8 +51,8 @@ t.test('Apple Contacts vCard 3.0: labels, groups, folded lines, escapes', async 
   const grocer = entries[1].record
   t.match(grocer, { display_name: 'Green Grocer Ltd', first_name: null, last_name: null, company: 'Green Grocer Ltd' })
   t.same(grocer.phones, [{ number: '020 7946 0018', label: 'work', primary: true }])
+  t.same(grocer.urls, [{ url: 'https://greengrocer.example', label: 'HomePage' }], "Apple's grouped label")
   t.same(grocer.custom_fields, {
-    url: 'https://greengrocer.example',
     'x-abshowas': 'COMPANY',
     'x-abuid': '0E6C8D1A-7B42-4E3D-8C4B-1F7A9E2B6C11:ABPerson',
   })
@@ -83,7 +84,7 @@ t.test('Nextcloud vCard 4.0: PREF, tel: URIs, quoted TYPE lists, UTF-8', async (
     ana.notes,
     'Spricht Deutsch, Englisch und Schwedisch. Bevorzugt Termine vormittags – nie vor 9 Uhr. Pfad: C:\\Users\\ana\nZweite Zeile; mit Semikolon.',
   )
-  t.same(ana.tags, ['Kunden', 'VIP', 'Team, Berlin'])
+  t.same(ana.groups, ['Kunden', 'VIP', 'Team, Berlin'])
   t.same(ana.custom_fields, { 'x-manager': 'Jörg Weber' })
   t.equal(ana.updated_at, '2026-11-01T12:00:00.000Z')
   t.match(entries[1].record, { display_name: 'Li Wei', phones: [{ number: '+86 138 0013 8000', label: 'mobile' }] })
@@ -135,9 +136,16 @@ const tricky: ContactRecord = {
   notes: `Line one, with comma; and semicolon \\ backslash\nLine two: ${'ü'.repeat(60)} and more text to force a fold`,
   avatar_path: '/srv/photos/john smith.jpg',
   tags: ['family', 'a,b', 'semi;colon'],
+  nickname: 'Johnny, Jr.',
+  birthday: '--02-29',
+  anniversary: '2004-06-12',
+  urls: [
+    { url: 'https://a.example/?q=1,2;3', label: null },
+    { url: 'https://b.example', label: 'work' },
+    { url: 'https://c.example', label: 'Blog, personal' },
+  ],
+  groups: ['Book club', 'a,b', 'semi;colon'],
   custom_fields: {
-    nickname: 'Johnny',
-    url: ['https://a.example', 'https://b.example'],
     score: 42,
     nested: { deep: [1, 'two'] },
     'Odd Key;:,': 'v',
@@ -148,7 +156,18 @@ const tricky: ContactRecord = {
 
 for (const version of ['4.0', '3.0'] as const) {
   t.test(`round trip through vCard ${version} is lossless and folds at 75 octets`, async (t) => {
-    const text = serializeVCards([tricky, { ...tricky, display_name: 'Second', custom_fields: null, tags: [] }], version)
+    const second = {
+      ...tricky,
+      display_name: 'Second',
+      custom_fields: null,
+      tags: [],
+      groups: [],
+      urls: [],
+      birthday: '1996-02-29',
+      anniversary: null,
+      nickname: null,
+    }
+    const text = serializeVCards([tricky, second], version)
     t.ok(text.endsWith('END:VCARD\r\n'))
     for (const line of text.split('\r\n')) t.ok(octets(line) <= 75, `line within 75 octets: ${line}`)
     t.match(text, `VERSION:${version}`)
@@ -156,7 +175,10 @@ for (const version of ['4.0', '3.0'] as const) {
     const { entries, failed } = parseVCards(text)
     t.same(failed, [])
     t.same(entries[0].record, tricky)
-    t.same(entries[1].record, { ...tricky, display_name: 'Second', custom_fields: null, tags: [] })
+    t.same(entries[1].record, second)
+    // The year-less birthday in each version's form: 4.0's --MMDD, 3.0's Apple year 1604.
+    t.match(text, version === '4.0' ? 'BDAY:--0229' : 'BDAY;X-APPLE-OMIT-YEAR=1604:1604-02-29')
+    t.match(text, version === '4.0' ? 'ANNIVERSARY:20040612' : 'hearth-anniversary.X-ABDATE:2004-06-12')
   })
 }
 
