@@ -11,7 +11,8 @@ import type { DavStore } from './store.js'
  */
 export { BIRTHDAYS }
 
-export const isBirthdays = (c: { kind: string; name: string; owner?: string }) => c.kind === 'event' && c.name === BIRTHDAYS && c.owner === undefined
+export const isBirthdays = (c: { kind: string; name: string; owner?: string }) =>
+  c.kind === 'event' && c.name === BIRTHDAYS && c.owner === undefined
 
 const NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(birthday|anniversary)\.ics$/
 
