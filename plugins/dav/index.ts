@@ -22,7 +22,13 @@ export default definePlugin(
   },
   async (app, api) => {
     const store = davStore(api.db)
-    const objects = createObjects({ records: api.services.get<RecordsPluginService>('records'), store, events: api.events, now: api.now })
+    const objects = createObjects({
+      records: api.services.get<RecordsPluginService>('records'),
+      store,
+      events: api.events,
+      now: api.now,
+      member: (id) => api.auth.member(id),
+    })
     await davRoutes(app, api, objects, store)
   },
 )

@@ -57,7 +57,14 @@ export class UidConflict extends HttpError {
 
 const UUID_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(vcf|ics)$/
 
-export function createObjects(deps: { records: RecordsPluginService; store: DavStore; events: EventBus; now: () => number }) {
+export function createObjects(deps: {
+  records: RecordsPluginService
+  store: DavStore
+  events: EventBus
+  now: () => number
+  /** A member by id (their name and email): an invitation names its organizer. */
+  member?: (id: string) => { name?: string | null; email: string } | undefined
+}) {
   const { records, store, now } = deps
   const { service } = records
   /** The object a PUT is writing: its created record takes the name the client chose. */
@@ -247,6 +254,19 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     return { name, records: rs, etag: objectEtag(rs) }
   }
 
+  /**
+   * An invitation names its organizer (RFC 6638: clients read ORGANIZER to show an event as one
+   * the user is invited to, and offer answers instead of edits): the one a client wrote, else the
+   * organizer member's address and name.
+   */
+  const organizerOf = (main: ApiRecord, kept: Map<string, StoredProperty[]>) => {
+    const lines = kept.get(main.id) ?? []
+    const organizer = lines.some(([n]) => n === 'ORGANIZER') ? undefined : deps.member?.(String(main.owner_id))
+    if (!organizer) return
+    const name = organizer.name?.trim()
+    kept.set(main.id, [['ORGANIZER', name ? [['CN', [name]]] : [], `mailto:${organizer.email}`], ...lines])
+  }
+
   /** The object's text: as its client wrote it while the record is unchanged, else written from the record. */
   const render = (userId: string, c: Collection, obj: DavObject): string => {
     const main = obj.records[0] as ApiRecord
@@ -260,6 +280,7 @@ export function createObjects(deps: { records: RecordsPluginService; store: DavS
     )
     if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [], records.photos.bytesOf(main))
     if (c.kind === 'task') return writeTodo(main, kept.get(main.id) ?? [], parentUid(userId, main), now())
+    if (c.invitations) organizerOf(main, kept)
     return writeCalendar(main, obj.records.slice(1), kept, now())
   }
 

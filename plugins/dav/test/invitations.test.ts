@@ -66,6 +66,7 @@ t.test('the Invitations calendar: listed, read, queried, synced; privileges read
   t.equal(got.status, 200)
   t.match(got.body, 'SUMMARY:Family dinner')
   t.match(attendeeLine(got.body, kid.email), 'PARTSTAT=NEEDS-ACTION', 'pending reads NEEDS-ACTION')
+  t.match(got.body.replace(/\r\n[ \t]/g, ''), `ORGANIZER;CN=Owner:mailto:${b.email}`, 'names its organizer')
   const etag = got.headers.etag as string
 
   const query = await kid.dav(
