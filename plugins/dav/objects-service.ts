@@ -187,7 +187,10 @@ export function createObjects(deps: {
   const members = (userId: string, c: Collection): DavObject[] => {
     if (c.invitations) {
       const objs = service.access.invitedTo(userId).map((id) => invitation(userId, `${id}${EXT.event}`))
-      return objs.filter((o): o is DavObject => o !== null)
+      const listed = objs.filter((o): o is DavObject => o !== null)
+      // What a client was given is remembered, so that its leaving is logged (invitations from before this table too).
+      for (const o of listed) store.setInvited((o.records[0] as ApiRecord).id, userId, true)
+      return listed
     }
     const rows = store.locations(homeOf(userId, c), c.kind)
     const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`

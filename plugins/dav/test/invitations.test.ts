@@ -177,3 +177,31 @@ t.test('a member not invited, and the organizer: no Invitations object', async (
   t.equal((await b.dav('GET', href)).status, 404, 'the organizer reads it in their own calendar, not here')
   t.equal((await b.dav('GET', `/dav/calendars/Family/${event.id}.ics`)).status, 200)
 })
+
+t.test('a series with an overridden occurrence: each PARTSTAT answers its own', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const attendees = `ATTENDEE;CN=Kid;PARTSTAT=NEEDS-ACTION:mailto:${kid.email}\r\n`
+  const series =
+    'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n' +
+    `BEGIN:VEVENT\r\nUID:lessons\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260105T160000Z\r\nDTEND:20260105T170000Z\r\nRRULE:FREQ=WEEKLY;COUNT=4\r\nSUMMARY:Piano\r\n${attendees}END:VEVENT\r\n` +
+    `BEGIN:VEVENT\r\nUID:lessons\r\nDTSTAMP:20260101T000000Z\r\nRECURRENCE-ID:20260112T160000Z\r\nDTSTART:20260112T170000Z\r\nDTEND:20260112T180000Z\r\nSUMMARY:Piano (late)\r\n${attendees}END:VEVENT\r\n` +
+    'END:VCALENDAR\r\n'
+  t.equal((await b.dav('PUT', '/dav/calendars/default/lessons.ics', series, { 'content-type': 'text/calendar' })).status, 201)
+  const events = (await b.json('GET', '/api/v1/events?search=Piano')).body.data as Array<{ id: string; recurrence_id: string | null }>
+  const main = events.find((e) => !e.recurrence_id) as { id: string }
+  const override = events.find((e) => e.recurrence_id) as { id: string }
+  const href = `${INVITATIONS}${main.id}.ics`
+
+  const got = await kid.dav('GET', href)
+  t.equal(got.status, 200)
+  t.equal((got.body.match(/BEGIN:VEVENT/g) ?? []).length, 2, 'the series with its override')
+  // Only the override's PARTSTAT: the second ATTENDEE line of the text.
+  const unfolded = got.body.replace(/\r\n[ \t]/g, '')
+  const at = unfolded.lastIndexOf('PARTSTAT=NEEDS-ACTION')
+  const lateOnly = `${unfolded.slice(0, at)}PARTSTAT=DECLINED${unfolded.slice(at + 'PARTSTAT=NEEDS-ACTION'.length)}`
+  const put = await kid.dav('PUT', href, lateOnly, { 'content-type': 'text/calendar', 'if-match': got.headers.etag as string })
+  t.equal(put.status, 204)
+  t.match((await b.json('GET', `/api/v1/events/${override.id}`)).body.data.attendees, [{ status: 'declined' }], 'the late lesson declined')
+  t.match((await b.json('GET', `/api/v1/events/${main.id}`)).body.data.attendees, [{ status: 'pending' }], 'the series still pending')
+})
