@@ -189,7 +189,10 @@ export function createObjects(deps: {
       const objs = service.access.invitedTo(userId).map((id) => invitation(userId, `${id}${EXT.event}`))
       const listed = objs.filter((o): o is DavObject => o !== null)
       // What a client was given is remembered, so that its leaving is logged (invitations from before this table too).
-      for (const o of listed) store.setInvited((o.records[0] as ApiRecord).id, userId, true)
+      for (const o of listed) {
+        const id = (o.records[0] as ApiRecord).id
+        if (!store.invitees(id).includes(userId)) store.setInvited(id, userId, true)
+      }
       return listed
     }
     const rows = store.locations(homeOf(userId, c), c.kind)
