@@ -100,7 +100,6 @@ export function registerHouseholdPage(app: FastifyInstance): void {
         .header('referrer-policy', 'no-referrer')
         .header('content-security-policy', policy)
         .header('x-frame-options', 'DENY')
-        .header('cross-origin-opener-policy', 'same-origin')
         .header('cross-origin-resource-policy', 'same-origin')
       if (request.headers['if-none-match'] === etag) return reply.code(304).send()
       return reply.send(body)
