@@ -25,7 +25,14 @@ export default definePlugin(
     const store = davStore(api.db)
     const records = api.services.get<RecordsPluginService>('records')
     const groups = contactGroups(api.db, records.service, store)
-    const objects = createObjects({ records, store, groups, events: api.events, now: api.now })
+    const objects = createObjects({
+      records,
+      store,
+      groups,
+      events: api.events,
+      now: api.now,
+      member: (id) => api.auth.member(id),
+    })
     await davRoutes(app, api, objects, store)
   },
 )

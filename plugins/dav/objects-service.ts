@@ -13,6 +13,7 @@ import {
 } from '../records/public.js'
 import { contentLines, objectEtag, readCalendar, readCard, readTodo, writeCalendar, writeCard, writeTodo } from './objects.js'
 import { type Privilege, SHARE_KIND, shareTarget } from './shared.js'
+import { AttendeeChangeRefused, answersIn, INVITATION_LOG, INVITATIONS } from './invitations.js'
 import type { CalendarKind, DavStore, Kind, ObjectRow } from './store.js'
 import { BIRTHDAYS, birthdayObjects, isBirthdays, readOnly } from './birthdays.js'
 import { type ContactGroups, type GroupObject, isGroupCard } from './contact-groups.js'
@@ -32,6 +33,8 @@ export interface Collection {
    * read and written as the user, through the records service's access rules.
    */
   owner?: string
+  /** The user's Invitations (invitations.ts): other members' events naming them among their attendees. */
+  invitations?: boolean
 }
 
 export interface DavObject {
@@ -64,6 +67,8 @@ export function createObjects(deps: {
   groups: ContactGroups
   events: EventBus
   now: () => number
+  /** A member by id (their name and email): an invitation names its organizer. */
+  member?: (id: string) => { name?: string | null; email: string } | undefined
 }) {
   const { records, store, now, groups } = deps
   const { service } = records
@@ -103,7 +108,24 @@ export function createObjects(deps: {
     track(kind, userId, event.id, data, action === 'deleted' && !('deleted_at' in data))
   }
 
+  /**
+   * An event's change is a change of its Invitations object for every member it names (or named
+   * until now: dropped from its attendees, deleted, it is gone from theirs).
+   */
+  const trackInvitations = (id: string, record: ApiRecord, permanent: boolean) => {
+    const seriesId = (record.recurrence_id as string | null | undefined) ?? id
+    const before = store.invitees(seriesId)
+    // An overridden occurrence changes its series' object for those it lists.
+    const now =
+      seriesId !== id ? before : permanent || record.deleted_at ? [] : service.access.invitees(record).filter((u) => u !== record.owner_id)
+    const name = `${seriesId}${EXT.event}`
+    for (const u of before) if (!now.includes(u)) store.setInvited(seriesId, u, false)
+    for (const u of now) store.setInvited(seriesId, u, true)
+    for (const u of new Set([...before, ...now])) store.log(u, INVITATION_LOG, INVITATIONS, name, !now.includes(u))
+  }
+
   const track = (kind: Kind, userId: string, id: string, record: ApiRecord, permanent: boolean) => {
+    if (kind === 'event') trackInvitations(id, record, permanent)
     const row = store.byRecord(userId, id)
     // An overridden occurrence is part of its series' object.
     const seriesId = kind === 'event' ? ((record.recurrence_id as string | null | undefined) ?? null) : null
@@ -175,6 +197,16 @@ export function createObjects(deps: {
   /** Every object of a collection, in one pass over the user's records. */
   const members = (userId: string, c: Collection): DavObject[] => {
     if (isBirthdays(c)) return birthdays.members(userId)
+    if (c.invitations) {
+      const objs = service.access.invitedTo(userId).map((id) => invitation(userId, `${id}${EXT.event}`))
+      const listed = objs.filter((o): o is DavObject => o !== null)
+      // What a client was given is remembered, so that its leaving is logged (invitations from before this table too).
+      for (const o of listed) {
+        const id = (o.records[0] as ApiRecord).id
+        if (!store.invitees(id).includes(userId)) store.setInvited(id, userId, true)
+      }
+      return listed
+    }
     const rows = store.locations(homeOf(userId, c), c.kind)
     const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`
     if (c.kind === 'card') {
@@ -219,11 +251,23 @@ export function createObjects(deps: {
       .map((id) => fetch(userId, 'event', id))
       .filter((r): r is ApiRecord => r !== null && r.recurrence_id === seriesId)
 
+  /** An Invitations object: another member's event naming the user among its attendees, with its overrides; or null. */
+  const invitation = (userId: string, name: string): DavObject | null => {
+    const id = UUID_NAME.exec(name)?.[1]
+    const main = id && name.endsWith(EXT.event) ? fetch(userId, 'event', id) : null
+    if (!main || main.recurrence_id || main.owner_id === userId) return null
+    const email = service.access.emailOf(userId)
+    if (!(main.attendees as Array<{ email: string }> | undefined)?.some((a) => a.email.toLowerCase() === email)) return null
+    const rs = [main, ...overridesOf(userId, String(main.owner_id), main.id)]
+    return { name, records: rs, etag: objectEtag(rs) }
+  }
+
   /** The object at a name in a collection, or null. */
   const find = (userId: string, c: Collection, name: string): DavObject | null => {
     if (isBirthdays(c)) return birthdays.find(userId, name)
     const group = c.kind === 'card' && c.owner === undefined ? groups.find(userId, name) : null
     if (group) return group
+    if (c.invitations) return invitation(userId, name)
     const home = homeOf(userId, c)
     const row = store.byName(home, c.kind, c.name, name)
     const id = row?.record_id ?? UUID_NAME.exec(name)?.[1]
@@ -239,12 +283,26 @@ export function createObjects(deps: {
     return { name, records: rs, etag: objectEtag(rs) }
   }
 
+  /**
+   * An invitation names its organizer (RFC 6638: clients read ORGANIZER to show an event as one
+   * the user is invited to, and offer answers instead of edits): the one a client wrote, else the
+   * organizer member's address and name.
+   */
+  const organizerOf = (main: ApiRecord, kept: Map<string, StoredProperty[]>) => {
+    const lines = kept.get(main.id) ?? []
+    const organizer = lines.some(([n]) => n === 'ORGANIZER') ? undefined : deps.member?.(String(main.owner_id))
+    if (!organizer) return
+    const name = organizer.name?.trim()
+    kept.set(main.id, [['ORGANIZER', name ? [['CN', [name]]] : [], `mailto:${organizer.email}`], ...lines])
+  }
+
   /** The object's text: as its client wrote it while the record is unchanged, else written from the record. */
   const render = (userId: string, c: Collection, obj: DavObject): string => {
     if (obj.group) return groups.render(userId, obj as GroupObject)
     const main = obj.records[0] as ApiRecord
     if (isBirthdays(c)) return writeCalendar(main, [], new Map(), now())
-    const row = store.byRecord(homeOf(userId, c), main.id)
+    // An invitation is always written from the record: its attendees' answers are the record's.
+    const row = c.invitations ? undefined : store.byRecord(homeOf(userId, c), main.id)
     if (row?.original && row.original_etag === obj.etag) return row.original
     const kept = service.propertiesOf(
       userId,
@@ -253,6 +311,7 @@ export function createObjects(deps: {
     )
     if (c.kind === 'card') return writeCard(main, kept.get(main.id) ?? [], records.photos.bytesOf(main))
     if (c.kind === 'task') return writeTodo(main, kept.get(main.id) ?? [], parentUid(userId, main), now())
+    if (c.invitations) organizerOf(main, kept)
     return writeCalendar(main, obj.records.slice(1), kept, now())
   }
 
@@ -385,6 +444,7 @@ export function createObjects(deps: {
      * member's shared with them for writing or reading, or nothing (then it does not exist for them).
      */
     privilege(userId: string, c: Collection): Privilege {
+      if (c.invitations) return 'attendee'
       if (c.owner === undefined) return 'owner'
       if (c.owner === userId) return null
       return service.access.level(userId, service.definition(RESOURCE[c.kind]), c.owner, shareTarget(c))
@@ -537,13 +597,34 @@ export function createObjects(deps: {
       return { created: !current, etag: obj.etag }
     },
 
-    /** DELETE: the record goes to the trash, as DELETE on the JSON API does. */
+    /**
+     * PUT of an Invitations object: the member's new PARTSTAT answers the invitation (the series,
+     * and each overridden occurrence whose own changed); anything else changed is refused
+     * (AttendeeChangeRefused), and nothing is written.
+     */
+    answerInvitation(userId: string, name: string, text: string, ifMatch?: string, ifNoneMatch?: string) {
+      const c: Collection = { kind: 'event', name: INVITATIONS, invitations: true }
+      const current = invitation(userId, name)
+      if (!current) throw new AttendeeChangeRefused('Only the organizer adds an event to your invitations')
+      checkPreconditions(current, ifMatch, ifNoneMatch)
+      const main = current.records[0] as ApiRecord
+      const calendar = String(main.calendar_name)
+      const before = readCalendar(render(userId, c, current), service.timezone, calendar)
+      const answers = answersIn(before, readCalendar(text, service.timezone, calendar), service.access.emailOf(userId) ?? '')
+      answers.forEach((status, i) => {
+        if (status) service.answer(userId, (current.records[i] as ApiRecord).id, status)
+      })
+      return { etag: (invitation(userId, name) as DavObject).etag }
+    },
+
+    /** DELETE: the record goes to the trash, as DELETE on the JSON API does; an invitation is declined (RFC 6638 3.2.6). */
     remove(userId: string, c: Collection, name: string, ifMatch?: string) {
       if (isBirthdays(c)) throw readOnly()
       if (c.kind === 'card' && c.owner === undefined && groups.remove(userId, name, ifMatch)) return
       const current = find(userId, c, name)
       if (!current) throw new HttpError('NOT_FOUND', 'No such object')
       checkPreconditions(current, ifMatch, undefined)
+      if (c.invitations) return void service.answer(userId, (current.records[0] as ApiRecord).id, 'declined')
       service.remove(userId, RESOURCE[c.kind], (current.records[0] as ApiRecord).id)
     },
 

@@ -1,5 +1,6 @@
 import { ADDRESS_BOOK, type Collection } from './objects-service.js'
 import { SHARED_PREFIX, sharedSegment } from './shared.js'
+import { INVITATIONS } from './invitations.js'
 
 /**
  * The URL space under /dav/ (RFC 6764 discovery lands on /dav/):
@@ -12,6 +13,7 @@ import { SHARED_PREFIX, sharedSegment } from './shared.js'
  *   /dav/addressbooks/contacts/<object>  a vCard
  *   /dav/calendars/shared-<owner>-<name>/, /dav/addressbooks/shared-<owner>-contacts/
  *                                        a collection another member shares with the user (shared.ts)
+ *   /dav/calendars/invitations/         the events of other members that name the user among their attendees (invitations.ts)
  *   /dav/principals/<id>/                the principal of a member who shares with the user (a shared collection's owner)
  */
 export const ROOT = '/dav/'
@@ -54,6 +56,10 @@ export function resolve(rest: string): Target | null {
   if (first === 'principals') return second !== undefined && third === undefined ? { type: 'member', id: second } : null
   if (first === 'calendars') {
     if (second === undefined) return { type: 'calendar-home' }
+    if (second === INVITATIONS) {
+      const collection: Collection = { kind: 'event', name: INVITATIONS, invitations: true }
+      return third === undefined ? { type: 'collection', collection } : { type: 'object', collection, name: third }
+    }
     const shared = sharedSegment(second)
     const segment = shared?.segment ?? second
     const list = segment.startsWith(TASK_LIST_PREFIX) ? segment.slice(TASK_LIST_PREFIX.length) : null
@@ -89,7 +95,8 @@ export const collectionPath = (c: Collection) => {
 }
 
 /** Whether two collections are the same one (the same kind and name, and the same owner: the user's own, or a member's shared with them). */
-export const sameCollection = (a: Collection, b: Collection) => a.kind === b.kind && a.name === b.name && a.owner === b.owner
+export const sameCollection = (a: Collection, b: Collection) =>
+  a.kind === b.kind && a.name === b.name && a.owner === b.owner && !a.invitations === !b.invitations
 
 export const memberPrincipal = (id: string) => `${MEMBER_PRINCIPALS}${encodeURIComponent(id)}/`
 

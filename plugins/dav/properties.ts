@@ -2,6 +2,7 @@ import { ADDRESSBOOK_HOME, CALENDAR_HOME, memberPrincipal, PRINCIPAL, type Targe
 import type { Collection, DavObject, Objects } from './objects-service.js'
 import { type Privilege, sharedDisplayName } from './shared.js'
 import { CALENDAR_TYPE, CARD_TYPE } from './objects.js'
+import { INVITATION_LOG, INVITATIONS_DISPLAYNAME } from './invitations.js'
 import { el, href, NS, type PropResult, type PropValue, type XmlNode } from '../../lib/webdav-xml/index.js'
 import type { DavStore } from './store.js'
 import { isBirthdays } from './birthdays.js'
@@ -34,18 +35,22 @@ const PRIVILEGES = ['read', 'write', 'write-properties', 'write-content', 'bind'
  * reads (and a calendar's free/busy, RFC 4791 6.1.1), a write share also adds, changes and removes
  * objects; neither changes the collection's own properties (its owner names and colours it).
  */
-const SHARED_PRIVILEGES: Record<'read' | 'write', string[]> = {
+const SHARED_PRIVILEGES: Record<'read' | 'write' | 'attendee', string[]> = {
   read: ['read', 'read-current-user-privilege-set'],
+  // The member's Invitations: they change their answer in the objects there (write-content), never add or remove one.
+  attendee: ['read', 'write-content', 'read-current-user-privilege-set'],
   write: ['read', 'write-content', 'bind', 'unbind', 'read-current-user-privilege-set'],
 }
 const privilegeSet = (c: Collection | null, level: Privilege) => {
-  const names = level === 'read' || level === 'write' ? SHARED_PRIVILEGES[level] : PRIVILEGES
+  const names = level === 'read' || level === 'write' || level === 'attendee' ? SHARED_PRIVILEGES[level] : PRIVILEGES
   const own = names.map((p) => el(NS.dav, 'privilege', el(NS.dav, p)))
-  if (c && c.kind !== 'card') own.push(el(NS.dav, 'privilege', el(NS.caldav, 'read-free-busy')))
+  if (c && c.kind !== 'card' && !c.invitations) own.push(el(NS.dav, 'privilege', el(NS.caldav, 'read-free-busy')))
   return own.join('')
 }
 /** The user's own DAV rows, or the owner's for a collection shared with them. */
 const homeOf = (ctx: PropContext, c: Collection) => c.owner ?? ctx.userId
+/** The kind a collection's changes are logged under. */
+export const logKind = (c: Collection) => (c.invitations ? INVITATION_LOG : c.kind)
 const REPORTS: Record<string, Array<[string, string]>> = {
   event: [
     [NS.caldav, 'calendar-query'],
@@ -92,6 +97,7 @@ const GETTERS: Record<string, Getter> = {
     if (t.type === 'principal') return c.email
     if (t.type === 'member') return c.member(t.id)?.name
     if (t.type !== 'collection') return undefined
+    if (t.collection.invitations) return INVITATIONS_DISPLAYNAME
     const name =
       stored(c, t, `${NS.dav}displayname`) ??
       (t.collection.kind === 'card' ? 'Contacts' : isBirthdays(t.collection) ? 'Birthdays' : t.collection.name)
@@ -144,7 +150,9 @@ const GETTERS: Record<string, Getter> = {
   [`${NS.carddav}max-resource-size`]: (_c, t) => (bookOf(t) ? String(MAX_OBJECT_BYTES) : undefined),
   [`${NS.dav}sync-token`]: (c, t) => (t.type === 'collection' ? syncToken(c.store.head(homeOf(c, t.collection))) : undefined),
   [`${NS.cs}getctag`]: (c, t) =>
-    t.type === 'collection' ? syncToken(c.store.collectionHead(homeOf(c, t.collection), t.collection.kind, t.collection.name)) : undefined,
+    t.type === 'collection'
+      ? syncToken(c.store.collectionHead(homeOf(c, t.collection), logKind(t.collection), t.collection.name))
+      : undefined,
   [`${NS.dav}getetag`]: (_c, t, obj) => (t.type === 'object' && obj ? obj.etag : undefined),
   [`${NS.dav}getcontenttype`]: (_c, t) =>
     t.type === 'object' ? (t.collection.kind === 'card' ? CARD_TYPE : CALENDAR_TYPE) : isCollection(t) ? 'httpd/unix-directory' : undefined,

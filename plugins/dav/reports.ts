@@ -14,7 +14,7 @@ import { HttpError } from '../../core/plugin-api.js'
 import type { Collection, DavObject, Objects } from './objects-service.js'
 import { cardMatches, timeRange } from './report-filters.js'
 import { collectionPath, davPath, objectPath, resolve, sameCollection } from './paths.js'
-import { type PropContext, propsOf, type Requested, requested, syncToken } from './properties.js'
+import { logKind, type PropContext, propsOf, type Requested, requested, syncToken } from './properties.js'
 
 /** Responses one REPORT or PROPFIND answers at most; beyond it the answer ends with a 507 for the collection. */
 export const MAX_REPORT_ITEMS = 10_000
@@ -129,7 +129,7 @@ function syncCollection(ctx: PropContext, objects: Objects, c: Collection, body:
     return { status: 403, body: errorBody(NS.dav, 'valid-sync-token') }
   }
   if (listedUpTo !== null) return initialListing(ctx, objects, c, want, budget, seq, listedUpTo, tokenXml, cutAt)
-  const changes = ctx.store.since(home, c.kind, c.name, seq)
+  const changes = ctx.store.since(home, logKind(c), c.name, seq)
   const kept = changes.slice(0, MAX_REPORT_ITEMS)
   // An answer cut short (by count or bytes) gives the token of its last change: the client asks again from there (RFC 6578 3.6).
   let reached = seq
@@ -184,7 +184,7 @@ function initialListing(
     .members(ctx.userId, c)
     .filter((o) => after === null || o.name > after)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const earlier = after === null ? [] : ctx.store.since(home, c.kind, c.name, startedAt).filter((ch) => ch.name <= after)
+  const earlier = after === null ? [] : ctx.store.since(home, logKind(c), c.name, startedAt).filter((ch) => ch.name <= after)
   let listed = after ?? ''
   let listing = true
   let reached = startedAt

@@ -66,10 +66,13 @@ export function davRequest(
     body: typeof req.body === 'string' ? req.body : '',
     xml: null,
     props,
+    // The Invitations collection always answers (an emptied one syncs to empty); the home lists it while it holds any.
     exists: (c) =>
-      c.owner !== undefined
-        ? objects.privilege(userId, c) !== null
-        : c.kind === 'card' || objects.calendars(userId, c.kind).includes(c.name),
+      c.invitations
+        ? true
+        : c.owner !== undefined
+          ? objects.privilege(userId, c) !== null
+          : c.kind === 'card' || objects.calendars(userId, c.kind).includes(c.name),
   }
 }
 

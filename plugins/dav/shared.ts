@@ -22,8 +22,11 @@ export function sharedSegment(segment: string): { owner: string; segment: string
   return m ? { owner: m[1] as string, segment: m[2] as string } : null
 }
 
-/** What the user may do in a collection: theirs, shared for writing or for reading, or nothing (not found). */
-export type Privilege = 'owner' | 'write' | 'read' | null
+/**
+ * What the user may do in a collection: theirs, shared for writing or for reading, their
+ * Invitations (answer them: invitations.ts), or nothing (not found).
+ */
+export type Privilege = 'owner' | 'write' | 'read' | 'attendee' | null
 
 /** The share kind naming a collection's kind (access.ts's vocabulary), and the collection as a share names it. */
 export const SHARE_KIND = { event: 'calendar', task: 'tasklist', card: 'addressbook' } as const

@@ -5,6 +5,8 @@ import { preparedOnUse } from '../../core/plugin-api.js'
 export type Kind = 'card' | 'event' | 'task'
 /** The kinds of calendar collection: calendars (VEVENT) and task lists (VTODO). */
 export type CalendarKind = 'event' | 'task'
+/** The change log's kinds: a collection's objects, or 'invitation' (a member's Invitations collection, invitations.ts). */
+export type LogKind = Kind | 'invitation'
 
 export interface ObjectRow {
   record_id: string
@@ -74,6 +76,9 @@ export function davStore(db: Database.Database) {
       ),
     removeProp: () => db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ? AND prop = ?'),
     dropProps: () => db.prepare('DELETE FROM dav_collection_props WHERE user_id = ? AND kind = ? AND collection = ?'),
+    invitees: () => db.prepare<[string], string>('SELECT user_id FROM dav_invitations WHERE record_id = ?').pluck(),
+    invite: () => db.prepare('INSERT OR IGNORE INTO dav_invitations (record_id, user_id) VALUES (?, ?)'),
+    uninvite: () => db.prepare('DELETE FROM dav_invitations WHERE record_id = ? AND user_id = ?'),
   })
   return {
     byRecord: (userId: string, recordId: string) => q.byRecord.get(userId, recordId),
@@ -87,15 +92,21 @@ export function davStore(db: Database.Database) {
     parts: (userId: string, seriesId: string) => q.parts.all(seriesId, userId).map((r) => r.record_id),
     move: (userId: string, recordId: string, collection: string) => q.move.run(collection, userId, recordId),
     forget: (userId: string, recordId: string) => q.forget.run(userId, recordId),
-    log: (userId: string, kind: Kind | '*', collection: string, name: string, deleted: boolean) =>
+    log: (userId: string, kind: LogKind | '*', collection: string, name: string, deleted: boolean) =>
       q.log.run(userId, kind, collection, name, deleted ? 1 : 0),
     /** The user's newest change: the sync token every collection answers now. */
     head: (userId: string) => q.head.get(userId)?.seq ?? 0,
-    collectionHead: (userId: string, kind: Kind, collection: string) => q.collectionHead.get(userId, kind, collection)?.seq ?? 0,
+    collectionHead: (userId: string, kind: LogKind, collection: string) => q.collectionHead.get(userId, kind, collection)?.seq ?? 0,
     /** Tokens older than this are refused (a change too large to list happened after them). */
     resetAt: (userId: string) => q.reset.get(userId)?.seq ?? 0,
     /** The latest change of each object changed after `seq`, oldest first. */
-    since: (userId: string, kind: Kind, collection: string, seq: number) => q.since.all(userId, kind, collection, seq),
+    since: (userId: string, kind: LogKind, collection: string, seq: number) => q.since.all(userId, kind, collection, seq),
+    /** The members an event's Invitations object was last listed for (invitations.ts). */
+    invitees: (recordId: string) => q.invitees.all(recordId),
+    /** Records (true) or forgets (false) that an event is listed in a member's Invitations. */
+    setInvited(recordId: string, userId: string, invited: boolean) {
+      ;(invited ? q.invite : q.uninvite).run(recordId, userId)
+    },
     /** The calendars (or task lists) made by MKCALENDAR or kept once their records left. */
     calendars: (userId: string, kind: CalendarKind = 'event') => q.calendars.all(userId, kind).map((r) => r.name),
     addCalendar: (userId: string, name: string, at: string, kind: CalendarKind = 'event') =>

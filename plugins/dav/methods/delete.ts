@@ -7,13 +7,15 @@ import { refuseCollectionChange, refusedWrite } from '../shared-access.js'
 export function remove(r: DavRequest) {
   const { target } = r
   if (target.type === 'object') {
-    if (refusedWrite(r, target.collection, 'unbind')) return r.reply
+    // Deleting an invitation declines it (RFC 6638 3.2.6): it stays, answered, in the Invitations.
+    if (!target.collection.invitations && refusedWrite(r, target.collection, 'unbind')) return r.reply
     r.objects.remove(r.userId, target.collection, target.name, header(r.req, 'if-match'))
     return r.reply.code(204).send()
   }
   if (target.type === 'collection' && isBirthdays(target.collection)) throw readOnly()
   // Another member's collection is theirs to delete (or to stop sharing).
-  if (target.type === 'collection' && target.collection.owner !== undefined) return refuseCollectionChange(r, target.collection, 'unbind')
+  if (target.type === 'collection' && (target.collection.owner !== undefined || target.collection.invitations))
+    return refuseCollectionChange(r, target.collection, 'unbind')
   if (target.type === 'collection' && target.collection.kind !== 'card' && r.exists(target.collection)) {
     // A calendar goes with its events, a task list with its tasks (to the trash, as the JSON API deletes them).
     for (const obj of r.objects.members(r.userId, target.collection)) r.objects.remove(r.userId, target.collection, obj.name)

@@ -12,7 +12,7 @@ export function mkcol(r: DavRequest) {
   const { target } = r
   if (target.type !== 'collection' || target.collection.kind === 'card')
     throw new HttpError('FORBIDDEN', 'Only calendars and task lists (tasks-<name>) can be created, under /dav/calendars/')
-  if (target.collection.owner !== undefined) return refuseCollectionChange(r, target.collection, 'bind')
+  if (target.collection.owner !== undefined || target.collection.invitations) return refuseCollectionChange(r, target.collection, 'bind')
   const kind = target.collection.kind
   if (r.exists(target.collection)) throw new HttpError('METHOD_NOT_ALLOWED', 'That calendar exists')
   const name = target.collection.name

@@ -3,9 +3,12 @@ import { multistatusStream, NS, response } from '../../../lib/webdav-xml/index.j
 import { ADDRESS_BOOK, type Collection } from '../objects-service.js'
 import { ADDRESSBOOK_HOME, CALENDAR_HOME, collectionPath, memberPrincipal, PRINCIPAL, ROOT, type Target } from '../paths.js'
 import { sharedSegment } from '../shared.js'
+import { INVITATIONS } from '../invitations.js'
 import { propsOf, type Requested, requested } from '../properties.js'
 import { MAX_REPORT_ITEMS, objectResponses } from '../reports.js'
 import { type DavRequest, sendMultistatus, xmlBody } from '../request.js'
+
+const INVITATIONS_COLLECTION: Collection = { kind: 'event', name: INVITATIONS, invitations: true }
 
 /** PROPFIND (RFC 4918 9.1): the target and, at Depth 1, its members, streamed within the answer budget. */
 export function propfind(r: DavRequest) {
@@ -70,7 +73,7 @@ function* responses(r: DavRequest, target: Target, want: Requested, deep: boolea
         for (const kind of ['event', 'task'] as const) {
           // A name of the user's own read as a shared collection's href is not theirs over DAV (shared.ts).
           for (const name of r.objects.calendars(r.userId, kind)) {
-            if (sharedSegment(name)) continue
+            if (sharedSegment(name) || (kind === 'event' && name === INVITATIONS)) continue
             const collection: Collection = { kind, name }
             yield one({ type: 'collection', collection }, collectionPath(collection))
           }
@@ -78,6 +81,9 @@ function* responses(r: DavRequest, target: Target, want: Requested, deep: boolea
           for (const collection of r.objects.sharedWith(r.userId, kind))
             yield one({ type: 'collection', collection }, collectionPath(collection))
         }
+      // The user's Invitations, while other members' events name them (invitations.ts).
+      if (deep && r.objects.members(r.userId, INVITATIONS_COLLECTION).length)
+        yield one({ type: 'collection', collection: INVITATIONS_COLLECTION }, collectionPath(INVITATIONS_COLLECTION))
       return
     case 'addressbook-home': {
       yield one(target, ADDRESSBOOK_HOME)

@@ -10,7 +10,11 @@ export function proppatch(r: DavRequest) {
   const collection = r.target.type === 'collection' ? r.target.collection : null
   if (collection && !r.exists(collection)) throw new HttpError('NOT_FOUND', 'No such collection')
   // A shared collection's name, colour and order are its owner's: nothing of it is settable by its sharees.
-  const plan = planPatch(collection && collection.owner === undefined ? collection.kind : null, root.children, false)
+  const plan = planPatch(
+    collection && collection.owner === undefined && !collection.invitations ? collection.kind : null,
+    root.children,
+    false,
+  )
   if (plan.ok && collection) r.store.patchCollection(r.userId, collection.kind, collection.name, plan.changes)
   return sendXml(r.reply, 207, multistatus([propstatResponse(r.req.url.split('?')[0] ?? ROOT, plan.statuses)]))
 }

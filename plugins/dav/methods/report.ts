@@ -13,7 +13,7 @@ export function report(r: DavRequest) {
   if (r.target.type !== 'collection' || !r.exists(r.target.collection))
     throw new HttpError('NOT_FOUND', 'REPORT applies to a calendar or the address book')
   const body = xmlBody(r.xml, '', '', false)
-  if (is(body, NS.caldav, 'free-busy-query') && r.target.collection.kind === 'event') {
+  if (is(body, NS.caldav, 'free-busy-query') && r.target.collection.kind === 'event' && !r.target.collection.invitations) {
     const { freeBusy } = r.api.services.get<RecordsPluginService>('records')
     const text = freeBusyReport(freeBusy, r.userId, r.target.collection.name, body, r.api.now())
     return r.reply.code(200).header('content-type', 'text/calendar; charset=utf-8').send(text)

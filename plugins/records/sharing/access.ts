@@ -53,6 +53,7 @@ export class RecordAccess {
   ) {
     this.q = preparedOnUse(db, {
       invited: () => db.prepare<[string], number>('SELECT 1 FROM records_invitations WHERE email = ? LIMIT 1').pluck(),
+      invitedTo: () => db.prepare<[string], string>('SELECT event_id FROM records_invitations WHERE email = ?').pluck(),
       invitingOwners: () => db.prepare<[string], string>('SELECT DISTINCT owner_id FROM records_invitations WHERE email = ?').pluck(),
       grants: () =>
         db.prepare<[string, string], Grant>(
@@ -210,6 +211,12 @@ export class RecordAccess {
       if (id !== undefined) ids.push(id)
     }
     return ids
+  }
+
+  /** The ids of the events naming `caller` among their attendees (their own included). */
+  invitedTo(caller: string): string[] {
+    const email = this.emailOf(caller)
+    return email === null ? [] : this.q.invitedTo.all(email)
   }
 
   /** The members who share at least one collection with `caller`, or invite them to an event. */
