@@ -15,8 +15,7 @@ const walk = (dir) => {
       // number, where the runner would find one version twice.
       rmSync(join('dist', path), { recursive: true, force: true })
       cpSync(path, join('dist', path), { recursive: true })
-    }
-    else walk(path)
+    } else walk(path)
   }
 }
 for (const root of roots) if (existsSync(root)) walk(root)
