@@ -15,7 +15,9 @@ export function report(r: DavRequest) {
   const body = xmlBody(r.xml, '', '', false)
   if (is(body, NS.caldav, 'free-busy-query') && r.target.collection.kind === 'event' && !r.target.collection.invitations) {
     const { freeBusy } = r.api.services.get<RecordsPluginService>('records')
-    const text = freeBusyReport(freeBusy, r.userId, r.target.collection.name, body, r.api.now())
+    // A shared calendar is its owner's: its busy times are theirs, never the caller's calendar of that name.
+    const owner = r.target.collection.owner ?? r.userId
+    const text = freeBusyReport(freeBusy, owner, r.target.collection.name, body, r.api.now())
     return r.reply.code(200).header('content-type', 'text/calendar; charset=utf-8').send(text)
   }
   const result = answer(r.props, r.objects, r.target.collection, body, r.api.answerBudget())

@@ -1,0 +1,38 @@
+import t from 'tap'
+import { davBench, davMember, hrefs, VEVENT } from './dav-app.js'
+
+/**
+ * A household member attacking what other members share with them over CalDAV: hrefs crafted
+ * towards collections not shared, writes whose UIDs name the owner's other records, free-busy
+ * of a shared calendar, and the Invitations collection. Each answer tells nothing of what is not
+ * shared, and changes nothing that is not the member's to change.
+ */
+const FREE_BUSY = (start: string, end: string) =>
+  `<?xml version="1.0"?><c:free-busy-query xmlns:c="urn:ietf:params:xml:ns:caldav"><c:time-range start="${start}" end="${end}"/></c:free-busy-query>`
+const VTODO = (uid: string, summary: string, lines = '') =>
+  `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:${uid}\r\nDTSTAMP:20261101T000000Z\r\nSUMMARY:${summary}\r\n${lines}END:VTODO\r\nEND:VCALENDAR\r\n`
+const ICS = { 'content-type': 'text/calendar' }
+
+t.test('free-busy-query on a shared calendar answers its owner’s busy times, not the sharee’s own calendar of that name', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const dinner = (
+    await b.json('POST', '/api/v1/events', {
+      title: 'Family dinner',
+      start_at: '2026-12-01T18:00:00Z',
+      end_at: '2026-12-01T19:00:00Z',
+      calendar_name: 'Family',
+    })
+  ).body.data
+  await kid.json('POST', '/api/v1/events', {
+    title: 'Kid’s own',
+    start_at: '2026-12-03T09:00:00Z',
+    end_at: '2026-12-03T10:00:00Z',
+    calendar_name: 'Family',
+  })
+  await b.json('POST', '/api/v1/shares', { kind: 'calendar', name: 'Family', with: kid.userId, access: 'read' })
+  const res = await kid.dav('REPORT', `/dav/calendars/shared-${dinner.owner_id}-Family/`, FREE_BUSY('20261201T000000Z', '20261205T000000Z'))
+  t.equal(res.status, 200)
+  t.match(res.body, 'FREEBUSY;FBTYPE=BUSY:20261201T180000Z/20261201T190000Z', 'the owner’s event makes the shared calendar busy')
+  t.notMatch(res.body, '20261203T090000Z', 'the sharee’s own calendar called Family is not what the shared one answers')
+})
