@@ -411,7 +411,9 @@ export function createObjects(deps: {
   const taskByUid = (userId: string, home: string, uid: string): string | undefined => {
     const own = HEARTH_UID.exec(uid.trim())?.[1]?.toLowerCase()
     if (own && fetch(userId, 'task', own)?.owner_id === home) return own
-    return service.recordsWithProperty(home, 'tasks', 'UID', uid)[0]
+    // The owner's UIDs, each read as the user: a task of a list not shared with them is unknown here,
+    // as it is everywhere else (its RELATED-TO is kept), never an existence told by a refused link.
+    return service.recordsWithProperty(home, 'tasks', 'UID', uid).find((id) => fetch(userId, 'task', id)?.owner_id === home)
   }
 
   /**

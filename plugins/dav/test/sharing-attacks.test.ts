@@ -36,3 +36,23 @@ t.test('free-busy-query on a shared calendar answers its owner’s busy times, n
   t.match(res.body, 'FREEBUSY;FBTYPE=BUSY:20261201T180000Z/20261201T190000Z', 'the owner’s event makes the shared calendar busy')
   t.notMatch(res.body, '20261203T090000Z', 'the sharee’s own calendar called Family is not what the shared one answers')
 })
+
+t.test('a task’s RELATED-TO naming a task of the owner’s unshared list: answered as an unknown parent (no oracle)', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const chore = (await b.json('POST', '/api/v1/tasks', { title: 'Taxes', list_name: 'Chores' })).body.data
+  await b.json('POST', '/api/v1/tasks', { title: 'Seed', list_name: 'Private' })
+  const secret = await b.dav('PUT', '/dav/calendars/tasks-Private/secret.ics', VTODO('secret-parent-uid', 'Surprise gift'), ICS)
+  t.equal(secret.status, 201, 'the owner’s private task, with a UID of its client’s')
+  await b.json('POST', '/api/v1/shares', { kind: 'tasklist', name: 'Chores', with: kid.userId, access: 'write' })
+  const list = `/dav/calendars/shared-${chore.owner_id}-tasks-Chores/`
+
+  const unknown = await kid.dav('PUT', `${list}a.ics`, VTODO('kid-a', 'Sub A', 'RELATED-TO;RELTYPE=PARENT:no-such-uid\r\n'), ICS)
+  const hidden = await kid.dav('PUT', `${list}b.ics`, VTODO('kid-b', 'Sub B', 'RELATED-TO;RELTYPE=PARENT:secret-parent-uid\r\n'), ICS)
+  t.equal(unknown.status, 201, 'a parent UID nobody has: the task is stored, its RELATED-TO kept')
+  t.equal(hidden.status, unknown.status, 'a parent UID of the owner’s unshared list answers exactly as an unknown one')
+  const got = await kid.dav('GET', `${list}b.ics`)
+  t.match(got.body, 'RELATED-TO;RELTYPE=PARENT:secret-parent-uid', 'written back as the client wrote it')
+  const stored = (await b.json('GET', '/api/v1/tasks?list_name=Chores')).body.data as Array<{ title: string; parent_id: string | null }>
+  t.equal(stored.find((x) => x.title === 'Sub B')?.parent_id, null, 'not linked under the owner’s private task')
+})
