@@ -56,3 +56,41 @@ t.test('a task’s RELATED-TO naming a task of the owner’s unshared list: answ
   const stored = (await b.json('GET', '/api/v1/tasks?list_name=Chores')).body.data as Array<{ title: string; parent_id: string | null }>
   t.equal(stored.find((x) => x.title === 'Sub B')?.parent_id, null, 'not linked under the owner’s private task')
 })
+
+t.test('crafted hrefs and UIDs reach nothing of the owner’s unshared calendars', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const dinner = (await b.json('POST', '/api/v1/events', { title: 'Dinner', start_at: '2026-12-01T18:00:00Z', calendar_name: 'Family' }))
+    .body.data
+  const ownerId = dinner.owner_id as string
+  const work = await b.dav('PUT', '/dav/calendars/default/work.ics', VEVENT('work-uid', 'Salary talk', '20261202T090000Z'), ICS)
+  t.equal(work.status, 201)
+  await b.json('POST', '/api/v1/shares', { kind: 'calendar', name: 'Family', with: kid.userId, access: 'write' })
+  const family = `/dav/calendars/shared-${ownerId}-Family/`
+
+  for (const url of [
+    `/dav/calendars/shared-${ownerId}-Family/..%2F..%2Fcalendars%2Fdefault%2Fwork.ics`,
+    `/dav/calendars/shared-${ownerId}-Family%2F..%2Fdefault/work.ics`,
+    `/dav/calendars/shared-${ownerId}-default/work.ics`,
+    `/dav/calendars/shared-${ownerId}-Family/../shared-${ownerId}-default/work.ics`,
+  ]) {
+    const res = await kid.dav('GET', url)
+    t.not(res.status, 200, `${url}: not served`)
+    t.notMatch(res.body, 'Salary talk')
+  }
+
+  // The owner's UID in another, unshared calendar: no conflict named, nothing of it changed.
+  const put = await kid.dav('PUT', `${family}kid.ics`, VEVENT('work-uid', 'Overwritten', '20261203T090000Z'), ICS)
+  t.equal(put.status, 201, 'stored as a new event of the shared calendar')
+  t.notMatch(put.body, 'work.ics', 'the unshared object is not named')
+  const still = await b.dav('GET', '/dav/calendars/default/work.ics')
+  t.match(still.body, 'SUMMARY:Salary talk', 'the owner’s other event is unchanged')
+
+  const multiget = await kid.dav(
+    'REPORT',
+    family,
+    `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop><d:href>/dav/calendars/shared-${ownerId}-default/work.ics</d:href><d:href>${family}work.ics</d:href><d:href>${family}..%2Fshared-${ownerId}-default%2Fwork.ics</d:href></c:calendar-multiget>`,
+  )
+  t.notMatch(multiget.body, 'Salary talk', 'multiget serves no object of an unshared calendar')
+  t.same([...hrefs(multiget.body).values()], [404, 404, 404])
+})
