@@ -165,7 +165,14 @@ export function createObjects(deps: {
     birthdays.contactChanged(e)
     groups.contactChanged(e)
   })
-  deps.events.on('share.*', (e) => birthdays.shareChanged(e))
+  deps.events.on('share.*', (e) => {
+    birthdays.shareChanged(e)
+    const share = e.data as { kind?: string; name?: string | null; owner_id?: string; with_user_id?: string } | undefined
+    const kind = (Object.keys(SHARE_KIND) as Kind[]).find((k) => SHARE_KIND[k] === share?.kind)
+    // Once per share (its owner's event): the sharee's sync of it starts here.
+    if (e.type === 'share.created' && kind && share?.owner_id && share.with_user_id && e.userId === share.owner_id)
+      store.markShared(share.owner_id, share.with_user_id, kind, kind === 'card' ? ADDRESS_BOOK : String(share.name ?? ''))
+  })
   deps.events.on('event.*', (e) => onChange('event', e))
   deps.events.on('task.*', (e) => onChange('task', e))
 

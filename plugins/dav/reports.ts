@@ -125,7 +125,9 @@ function syncCollection(ctx: PropContext, objects: Objects, c: Collection, body:
   } catch {
     return { status: 403, body: errorBody(NS.dav, 'valid-sync-token') }
   }
-  if (!Number.isSafeInteger(seq) || seq > head || seq < ctx.store.resetAt(home)) {
+  // A shared collection's token from before it was shared with the user would list its past.
+  const sharedFrom = c.owner === undefined ? 0 : ctx.store.sharedFrom(c.owner, ctx.userId, c.kind, c.name)
+  if (!Number.isSafeInteger(seq) || seq > head || seq < ctx.store.resetAt(home) || seq < sharedFrom) {
     return { status: 403, body: errorBody(NS.dav, 'valid-sync-token') }
   }
   if (listedUpTo !== null) return initialListing(ctx, objects, c, want, budget, seq, listedUpTo, tokenXml, cutAt)

@@ -99,6 +99,16 @@ export function davStore(db: Database.Database) {
     collectionHead: (userId: string, kind: LogKind, collection: string) => q.collectionHead.get(userId, kind, collection)?.seq ?? 0,
     /** Tokens older than this are refused (a change too large to list happened after them). */
     resetAt: (userId: string) => q.reset.get(userId)?.seq ?? 0,
+    /**
+     * A collection shared with a member from now on, marked in its owner's change log (a kind of
+     * its own: no collection's changes or tag count it). Its sharee's sync tokens from before the
+     * mark are refused: the collection's past (what left it before the share) is not theirs to list.
+     */
+    markShared: (owner: string, withUser: string, kind: Kind, collection: string) =>
+      q.log.run(owner, 'share', `${withUser}/${kind}/${collection}`, '', 0),
+    /** Where the newest share of this collection with this member began in its owner's change log (0: before the marks). */
+    sharedFrom: (owner: string, withUser: string, kind: Kind, collection: string) =>
+      q.collectionHead.get(owner, 'share', `${withUser}/${kind}/${collection}`)?.seq ?? 0,
     /** The latest change of each object changed after `seq`, oldest first. */
     since: (userId: string, kind: LogKind, collection: string, seq: number) => q.since.all(userId, kind, collection, seq),
     /** The members an event's Invitations object was last listed for (invitations.ts). */

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { davBench, davMember, hrefs, VEVENT } from './dav-app.js'
+import { davBench, davMember, hrefs, SYNC, tokenOf, VEVENT } from './dav-app.js'
 
 /**
  * A household member attacking what other members share with them over CalDAV: hrefs crafted
@@ -93,4 +93,56 @@ t.test('crafted hrefs and UIDs reach nothing of the owner’s unshared calendars
   )
   t.notMatch(multiget.body, 'Salary talk', 'multiget serves no object of an unshared calendar')
   t.same([...hrefs(multiget.body).values()], [404, 404, 404])
+})
+
+t.test('sync-collection on a shared calendar from a token older than the share lists nothing of the calendar’s past', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const dinner = (await b.json('POST', '/api/v1/events', { title: 'Dinner', start_at: '2026-12-01T18:00:00Z', calendar_name: 'Family' }))
+    .body.data
+  const put = await b.dav(
+    'PUT',
+    '/dav/calendars/Family/surprise-party-for-kid.ics',
+    VEVENT('surprise', 'Surprise', '20261204T180000Z'),
+    ICS,
+  )
+  t.equal(put.status, 201)
+  t.equal((await b.dav('DELETE', '/dav/calendars/Family/surprise-party-for-kid.ics')).status, 204)
+  await b.json('POST', '/api/v1/shares', { kind: 'calendar', name: 'Family', with: kid.userId, access: 'read' })
+  const family = `/dav/calendars/shared-${dinner.owner_id}-Family/`
+  for (const token of ['http://hearth.invalid/ns/sync/1', 'http://hearth.invalid/ns/sync/1/zzzz']) {
+    const res = await kid.dav('REPORT', family, SYNC(token))
+    t.notMatch(res.body, 'surprise-party', `${token}: the name of an object gone before the share is not told`)
+  }
+  const first = await kid.dav('REPORT', family, SYNC())
+  t.notMatch(first.body, 'surprise-party')
+  const lunch = (await b.json('POST', '/api/v1/events', { title: 'Lunch', start_at: '2026-12-02T12:00:00Z', calendar_name: 'Family' })).body
+    .data
+  const next = await kid.dav('REPORT', family, SYNC(tokenOf(first.body)))
+  t.equal(next.status, 207, 'a token given since the share goes on syncing')
+  t.same([...hrefs(next.body).keys()], [`${family}${lunch.id}.ics`], 'with the changes after it')
+})
+
+t.test('an attendee taken off an event answers it no more, over JSON or CalDAV', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const event = (
+    await b.json('POST', '/api/v1/events', {
+      title: 'Dinner',
+      start_at: '2026-12-01T18:00:00Z',
+      calendar_name: 'Family',
+      attendees: [{ email: kid.email, name: 'Kid' }],
+    })
+  ).body.data
+  const href = `/dav/calendars/invitations/${event.id}.ics`
+  const text = (await kid.dav('GET', href)).body
+  t.match(text, 'SUMMARY:Dinner')
+  await b.json('PATCH', `/api/v1/events/${event.id}`, { attendees: [] })
+  const rsvp = await kid.json('POST', `/api/v1/events/${event.id}/rsvp`, { status: 'accepted' })
+  t.equal(rsvp.status, 404, 'no longer readable: not found')
+  const put = await kid.dav('PUT', href, text.replace(/PARTSTAT=[A-Z-]+/, 'PARTSTAT=ACCEPTED'), ICS)
+  t.equal(put.status, 403, 'the CalDAV answer is refused')
+  const after = (await b.json('GET', `/api/v1/events/${event.id}`)).body.data
+  t.same(after.attendees, [], 'nobody added back')
+  t.equal((await kid.dav('DELETE', href)).status, 404, 'nothing to decline')
 })
