@@ -65,7 +65,7 @@ t.test('crafted hrefs and UIDs reach nothing of the owner’s unshared calendars
   const ownerId = dinner.owner_id as string
   const work = await b.dav('PUT', '/dav/calendars/default/work.ics', VEVENT('work-uid', 'Salary talk', '20261202T090000Z'), ICS)
   t.equal(work.status, 201)
-  await b.json('POST', '/api/v1/shares', { kind: 'calendar', name: 'Family', with: kid.userId, access: 'write' })
+  const share = (await b.json('POST', '/api/v1/shares', { kind: 'calendar', name: 'Family', with: kid.userId, access: 'write' })).body.data
   const family = `/dav/calendars/shared-${ownerId}-Family/`
 
   for (const url of [
@@ -93,6 +93,31 @@ t.test('crafted hrefs and UIDs reach nothing of the owner’s unshared calendars
   )
   t.notMatch(multiget.body, 'Salary talk', 'multiget serves no object of an unshared calendar')
   t.same([...hrefs(multiget.body).values()], [404, 404, 404])
+
+  // A read share: no method writes into it or changes it.
+  await b.json('PATCH', `/api/v1/shares/${share.id}`, { access: 'read' })
+  const setName =
+    '<d:propertyupdate xmlns:d="DAV:"><d:set><d:prop><d:displayname>Hijacked</d:displayname></d:prop></d:set></d:propertyupdate>'
+  const patched = await kid.dav('PROPPATCH', family, setName)
+  t.notMatch(patched.body, 'HTTP/1.1 200', 'PROPPATCH sets nothing')
+  for (const method of ['MOVE', 'COPY', 'ACL', 'LOCK', 'POST']) {
+    const res = await kid.dav(method, `${family}kid.ics`, '', { destination: `${family}moved.ics` })
+    t.ok([403, 404, 405].includes(res.status), `${method}: ${res.status}`)
+  }
+  t.equal((await kid.dav('PUT', `${family}new.ics`, VEVENT('new-uid', 'Sneaked in'), ICS)).status, 403, 'PUT refused')
+  const made = await kid.dav('MKCALENDAR', `/dav/calendars/shared-${ownerId}-Sneaky/`)
+  t.ok([403, 404].includes(made.status), `no calendar made in the owner’s name: ${made.status}`)
+  const names = (await b.json('GET', '/api/v1/events?limit=100')).body.data.map((e: { title: string }) => e.title).sort()
+  t.same(names, ['Dinner', 'Overwritten', 'Salary talk'], 'the owner’s events: only the one written while the share allowed it')
+  const props = await b.dav(
+    'PROPFIND',
+    '/dav/calendars/Family/',
+    '<d:propfind xmlns:d="DAV:"><d:prop><d:displayname/></d:prop></d:propfind>',
+    {
+      depth: '0',
+    },
+  )
+  t.notMatch(props.body, 'Hijacked')
 })
 
 t.test('sync-collection on a shared calendar from a token older than the share lists nothing of the calendar’s past', async (t) => {
@@ -145,4 +170,48 @@ t.test('an attendee taken off an event answers it no more, over JSON or CalDAV',
   const after = (await b.json('GET', `/api/v1/events/${event.id}`)).body.data
   t.same(after.attendees, [], 'nobody added back')
   t.equal((await kid.dav('DELETE', href)).status, 404, 'nothing to decline')
+})
+
+t.test('an invitation’s PUT: ORGANIZER, a malformed or oversized body change nothing of the organizer’s event', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const event = (
+    await b.json('POST', '/api/v1/events', {
+      title: 'Dinner',
+      start_at: '2026-12-01T18:00:00Z',
+      calendar_name: 'Family',
+      attendees: [
+        { email: kid.email, name: 'Kid' },
+        { email: 'friend@elsewhere.test', name: 'Friend' },
+      ],
+    })
+  ).body.data
+  const href = `/dav/calendars/invitations/${event.id}.ics`
+  const text = (await kid.dav('GET', href)).body.replace(/\r\n[ \t]/g, '')
+  const organizer = /^ORGANIZER[^\r]*/m.exec(text)?.[0] ?? ''
+  t.ok(organizer, 'the invitation names its organizer')
+  const mine = text.split('\r\n').find((l) => l.startsWith('ATTENDEE') && l.toLowerCase().includes(kid.email.toLowerCase())) ?? ''
+  const accepted = text.replace(mine, mine.replace(/PARTSTAT=[A-Z-]+/, 'PARTSTAT=ACCEPTED'))
+  const hijack = accepted.replace(organizer, `ORGANIZER;CN=Kid:mailto:${kid.email}`)
+  const put = await kid.dav('PUT', href, hijack, ICS)
+  t.not(put.status, 500)
+  const after = (await b.json('GET', `/api/v1/events/${event.id}`)).body.data
+  t.equal(after.owner_id, event.owner_id, 'still the organizer’s')
+  const seen = (await b.dav('GET', `/dav/calendars/Family/${event.id}.ics`)).body.replace(/\r\n[ \t]/g, '')
+  t.notMatch(seen, `ORGANIZER;CN=Kid`, 'the organizer’s own copy names no other organizer')
+  t.same(
+    after.attendees.map((a: { email: string; status?: string }) => [a.email, a.status]).sort(),
+    [
+      ['friend@elsewhere.test', event.attendees[1].status],
+      [kid.email, put.status === 204 ? 'accepted' : 'pending'],
+    ].sort(),
+    'only the kid’s own answer may have changed',
+  )
+
+  for (const body of ['BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\n', 'not a calendar', `${accepted}${'X-PAD:'.padEnd(70, 'x')}\r\n`.repeat(1)]) {
+    const res = await kid.dav('PUT', href, body, ICS)
+    t.ok(res.status < 500, `${body.slice(0, 20)}: ${res.status}, no 500`)
+  }
+  const huge = await kid.dav('PUT', href, accepted.replace('END:VEVENT', `DESCRIPTION:${'x'.repeat(12 * 1024 * 1024)}\r\nEND:VEVENT`), ICS)
+  t.equal(huge.status, 413, 'a body past the object limit is refused unread')
 })
