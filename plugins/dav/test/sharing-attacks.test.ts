@@ -242,3 +242,28 @@ t.test('a group card naming another member’s contacts changes none of their gr
     'no contact the kid reads was put in their group (the names stay pending, as for contacts not yet synced)',
   )
 })
+
+t.test('free/busy of a member who shares nothing: intervals only; their calendars answer no free-busy-query', async (t) => {
+  const b = await davBench(t)
+  const kid = await davMember(b)
+  const secret = (
+    await b.json('POST', '/api/v1/events', {
+      title: 'Secret title',
+      location: 'Secret place',
+      start_at: '2026-12-01T18:00:00Z',
+      end_at: '2026-12-01T19:00:00Z',
+      calendar_name: 'Work',
+    })
+  ).body.data
+  const res = await kid.json('GET', `/api/v1/freebusy?users=${secret.owner_id}&from=2026-12-01&to=2026-12-02`)
+  t.equal(res.status, 200)
+  t.same(res.body.data, [{ user_id: secret.owner_id, busy: [{ start: '2026-12-01T18:00:00.000Z', end: '2026-12-01T19:00:00.000Z' }] }])
+  t.notMatch(JSON.stringify(res.body), /Secret/)
+  const report = await kid.dav(
+    'REPORT',
+    `/dav/calendars/shared-${secret.owner_id}-Work/`,
+    FREE_BUSY('20261201T000000Z', '20261202T000000Z'),
+  )
+  t.equal(report.status, 404, 'free-busy-query on a calendar not shared: not found')
+  t.notMatch(report.body, /Secret|20261201T18/)
+})
