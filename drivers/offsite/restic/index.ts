@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statfsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { type DriverContext, defineDriver, ToolMissingError } from '../../../core/plugin-api.js'
 import { withoutSecrets } from '../../../lib/url-credentials.js'
@@ -20,6 +20,23 @@ export interface ResticSettings {
 }
 
 const MAX_JSON = 32 * 1024 * 1024
+/** Below this much room a local target counts as full. */
+const FULL_BELOW = 1024 * 1024
+
+/**
+ * Whether a repository on a local disk (a path, or `local:<path>`) has no room left: restic can hit a
+ * full disk and then crash without saying so (a nil-pointer panic seen in CI), so the disk is asked.
+ */
+function localTargetFull(repository: string): boolean {
+  const path = repository.startsWith('local:') ? repository.slice('local:'.length) : repository
+  if (!path.startsWith('/')) return false
+  try {
+    const fs = statfsSync(existsSync(path) ? path : dirname(path))
+    return fs.bavail * fs.bsize < FULL_BELOW
+  } catch {
+    return false
+  }
+}
 
 function createRestic(ctx: DriverContext): OffsiteDriver {
   const s = ctx.settings as unknown as ResticSettings
@@ -54,8 +71,10 @@ function createRestic(ctx: DriverContext): OffsiteDriver {
 
   const ok = async (what: string, args: string[], call?: OffsiteCall, extra?: Parameters<typeof restic>[2]) => {
     const exit = await restic(args, call, extra)
-    if (exit.code !== 0) throw failure(what, exit)
-    return exit
+    if (exit.code === 0) return exit
+    const failed = failure(what, exit)
+    if (failed.kind !== 'failed' || !localTargetFull(s.repository)) throw failed
+    throw failure(what, { ...exit, tail: ['no space left on device: the target has less than 1 MiB free', ...exit.tail] })
   }
 
   return {

@@ -39,9 +39,13 @@ export function runRestic(inv: ResticInvocation): Promise<ResticExit> {
   env.RESTIC_PASSWORD = inv.password
   const clean = (line: string) => withoutSecrets(line, [inv.password])
   const tail: string[] = []
+  // A line naming the cause (a full disk) is kept even when a long panic that follows it pushes it out
+  // of the tail: restic can hit ENOSPC, report it, then crash with a goroutine dump.
+  const causes: string[] = []
   const keep = (line: string) => {
     if (!line.trim()) return
     tail.push(clean(line))
+    if (NO_SPACE.test(line) && causes.length < 3) causes.push(clean(line))
     if (tail.length > TAIL_LINES) tail.shift()
   }
   return new Promise((resolve, reject) => {
@@ -68,7 +72,7 @@ export function runRestic(inv: ResticInvocation): Promise<ResticExit> {
       inv.signal?.removeEventListener('abort', abort)
       out.end()
       err.end()
-      resolve({ code, tail, stdout })
+      resolve({ code, tail: [...causes.filter((c) => !tail.includes(c)), ...tail], stdout })
     })
   })
 }
