@@ -78,9 +78,10 @@ for (const r of resources) {
       {
         id,
         owner_id: created.owner_id,
-        ...(r.path === 'events' ? { calendar_name: 'default' } : r.path === 'tasks' ? { list_name: 'default' } : {}),
+        // An event's attendees hear of its removal too: the message names them.
+        ...(r.path === 'events' ? { calendar_name: 'default', attendees: [] } : r.path === 'tasks' ? { list_name: 'default' } : {}),
       },
-      'permanent delete event carries { id, owner_id } and the calendar or list it was in',
+      'permanent delete event carries { id, owner_id }, the calendar or list it was in, and an event its attendees',
     )
     t.ok(
       events.every((e) => e.userId),
