@@ -34,7 +34,10 @@ export const examples = {
       emails: [{ address: 'ada@example.org', label: 'work', primary: true }],
       phones: [{ number: '+44 20 7946 0000' }],
       tags: ['family'],
+      nickname: 'Ada',
       birthday: '1815-12-10',
+      anniversary: '--07-08',
+      urls: [{ url: 'https://example.org/ada', label: 'homepage' }],
       groups: ['Family'],
     },
     record: {
