@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { hasTool, startDaemon } from './daemon.js'
+import { noPythonModule, PYTHON, startDaemon } from './daemon.js'
 
 /**
  * Contacts' new details and the birthdays calendar with real clients against a daemon process:
@@ -11,11 +11,8 @@ import { hasTool, startDaemon } from './daemon.js'
  * back by python3-vobject field by field; python3-caldav discovering the birthdays calendar,
  * reading its events, and refused when it writes there.
  */
-const PYTHON = '/usr/bin/python3'
-const canImport = (module: string) =>
-  hasTool(PYTHON, ['-c', `import ${module}`]) && spawnSync(PYTHON, ['-c', `import ${module}`]).status === 0
-const noVobject = canImport('vobject') ? false : 'python3-vobject is not installed (apt install python3-vobject; .ci/run installs it)'
-const noCaldav = canImport('caldav') ? false : 'python3-caldav is not installed (apt install python3-caldav; .ci/run installs it)'
+const noVobject = noPythonModule('vobject')
+const noCaldav = noPythonModule('caldav')
 
 /** Two cards as python3-vobject serializes them: one in the plain vCard forms, one in Apple's. */
 const GENERATE = String.raw`

@@ -41,6 +41,30 @@ export function hasTool(cmd: string, args: string[] = ['--version']): boolean {
   return !r.error
 }
 
+/** Debian's Python, where python3-caldav, -icalendar and -vobject import (the `python3` on PATH may be another). */
+export const PYTHON = '/usr/bin/python3'
+
+/** false when Debian's python3-<module> imports, else the reason a suite using it skips. */
+export function noPythonModule(module: string): false | string {
+  const ok = hasTool(PYTHON, ['-c', `import ${module}`]) && spawnSync(PYTHON, ['-c', `import ${module}`]).status === 0
+  return ok ? false : `python3-${module} is not installed (apt install python3-${module}; .ci/run installs it)`
+}
+
+/** Another member of the daemon's household (invited and registered), with a dav key of their own. */
+export async function householdMember(d: Daemon, name: string): Promise<{ userId: string; email: string; key: string }> {
+  const email = `${name.toLowerCase()}@example.test`
+  const invite = await d.json('POST', '/api/v1/admin/invitations', { email, role: 'user' })
+  const res = await fetch(`${d.base}/api/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: invite.body.data.token, password: 'another good password', name }),
+  })
+  const userId = ((await res.json()) as { data: { user: { id: string } } }).data.user.id
+  const key = (await d.json('POST', '/api/v1/admin/api-keys', { scope: 'dav', label: `${name}'s phone`, user_id: userId })).body.data
+    .key as string
+  return { userId, email, key }
+}
+
 export async function startDaemon(t: TestContext, env: Record<string, string> = {}): Promise<Daemon> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-dav-'))
   const port = await freePort()

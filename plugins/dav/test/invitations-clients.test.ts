@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import t from 'tap'
-import { type Daemon, hasTool, startDaemon } from './daemon.js'
+import { householdMember, noPythonModule, PYTHON, startDaemon } from './daemon.js'
 
 /**
  * Invitations with a real client signed in as the attendee, against a daemon process: Debian's
@@ -8,24 +8,7 @@ import { type Daemon, hasTool, startDaemon } from './daemon.js'
  * own PARTSTAT NEEDS-ACTION, accepts it by changing PARTSTAT and saving (the organizer reads the
  * answer through the JSON API), and has a changed SUMMARY refused.
  */
-const PYTHON = '/usr/bin/python3'
-const hasCaldav = hasTool(PYTHON, ['-c', 'import caldav']) && spawnSync(PYTHON, ['-c', 'import caldav']).status === 0
-const noCaldav = hasCaldav ? false : 'python3-caldav is not installed (apt install python3-caldav; .ci/run installs it)'
-
-/** A second member of the daemon's household, with a dav key of their own. */
-async function member(d: Daemon, name: string) {
-  const email = `${name.toLowerCase()}@example.test`
-  const invite = await d.json('POST', '/api/v1/admin/invitations', { email, role: 'user' })
-  const res = await fetch(`${d.base}/api/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: invite.body.data.token, password: 'another good password', name }),
-  })
-  const userId = ((await res.json()) as { data: { user: { id: string } } }).data.user.id
-  const key = (await d.json('POST', '/api/v1/admin/api-keys', { scope: 'dav', label: `${name}'s phone`, user_id: userId })).body.data
-    .key as string
-  return { userId, email, key }
-}
+const noCaldav = noPythonModule('caldav')
 
 /**
  * One step of python3-caldav as the attendee: `discover`, `read <calendar url>` (each event's
@@ -61,7 +44,7 @@ print(json.dumps(out))
 
 t.test('python3-caldav as the attendee: discovery, NEEDS-ACTION, accepting, a refused SUMMARY', { skip: noCaldav }, async (t) => {
   const d = await startDaemon(t)
-  const bea = await member(d, 'Bea')
+  const bea = await householdMember(d, 'Bea')
   const caldav = (...args: string[]) => {
     const r = spawnSync(PYTHON, ['-c', SCRIPT, d.base, bea.email, bea.key, ...args], { encoding: 'utf8', timeout: 60_000 })
     t.equal(r.status, 0, r.stderr.slice(-3000))

@@ -8,7 +8,7 @@ import sharp from 'sharp'
 import { auth } from '../../../test/helper.js'
 import { cameraJpeg } from '../../../test/image-fixtures.js'
 import { davBench } from './dav-app.js'
-import { hasTool } from './daemon.js'
+import { noPythonModule, PYTHON } from './daemon.js'
 
 /**
  * Contact photos over CardDAV: a phone's card with an inline PHOTO (vCard 3.0 `ENCODING=b`, 4.0
@@ -16,11 +16,7 @@ import { hasTool } from './daemon.js'
  * photo; a photo set through the JSON API shows in the card (new ETag); a card without PHOTO removes it.
  * python3-vobject writes a card with a photo and reads Hearth's answer back.
  */
-const PYTHON = '/usr/bin/python3'
-const noVobject =
-  hasTool(PYTHON, ['-c', 'import vobject']) && spawnSync(PYTHON, ['-c', 'import vobject']).status === 0
-    ? false
-    : 'python3-vobject is not installed (apt install python3-vobject; .ci/run installs it)'
+const noVobject = noPythonModule('vobject')
 
 const unfolded = (text: string) => text.replace(/\r\n[ \t]/g, '')
 const photoOf = (card: string): Buffer | null => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { type Daemon, hasTool, startDaemon } from './daemon.js'
+import { hasTool, householdMember, noPythonModule, PYTHON, startDaemon } from './daemon.js'
 
 /**
  * Shared collections with real clients signed in as the sharee, against a daemon process: Debian's
@@ -11,25 +11,8 @@ import { type Daemon, hasTool, startDaemon } from './daemon.js'
  * (a shared calendar and a shared address book synced to folders, a write going back as the
  * owner's, a read share's refusal, the collection gone after unsharing without a crash).
  */
-const PYTHON = '/usr/bin/python3'
-const hasCaldav = hasTool(PYTHON, ['-c', 'import caldav']) && spawnSync(PYTHON, ['-c', 'import caldav']).status === 0
-const noCaldav = hasCaldav ? false : 'python3-caldav is not installed (apt install python3-caldav; .ci/run installs it)'
+const noCaldav = noPythonModule('caldav')
 const noVdirsyncer = hasTool('vdirsyncer') ? false : 'vdirsyncer is not installed (apt install vdirsyncer; .ci/run installs it)'
-
-/** A second member of the daemon's household, with a dav key of their own. */
-async function member(d: Daemon, name: string) {
-  const email = `${name.toLowerCase()}@example.test`
-  const invite = await d.json('POST', '/api/v1/admin/invitations', { email, role: 'user' })
-  const res = await fetch(`${d.base}/api/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: invite.body.data.token, password: 'another good password', name }),
-  })
-  const userId = ((await res.json()) as { data: { user: { id: string } } }).data.user.id
-  const key = (await d.json('POST', '/api/v1/admin/api-keys', { scope: 'dav', label: `${name}'s phone`, user_id: userId })).body.data
-    .key as string
-  return { userId, email, key }
-}
 
 /** One step of python3-caldav as the sharee: `discover`, `save <calendar url> <uid> <summary>`, or `events <calendar url>`. */
 const SCRIPT = String.raw`
@@ -61,7 +44,7 @@ t.test(
   { skip: noCaldav },
   async (t) => {
     const d = await startDaemon(t)
-    const bea = await member(d, 'Bea')
+    const bea = await householdMember(d, 'Bea')
     const caldav = (...args: string[]) => {
       const r = spawnSync(PYTHON, ['-c', SCRIPT, d.base, bea.email, bea.key, ...args], { encoding: 'utf8', timeout: 60_000 })
       t.equal(r.status, 0, r.stderr.slice(-3000))
@@ -105,7 +88,7 @@ t.test(
 
 t.test('vdirsyncer as the sharee: a shared calendar and address book, both ways, then unshared', { skip: noVdirsyncer }, async (t) => {
   const d = await startDaemon(t)
-  const bea = await member(d, 'Bea')
+  const bea = await householdMember(d, 'Bea')
   const local = join(d.dir, 'local')
   const config = join(d.dir, 'vdirsyncer.conf')
   const storage = (type: string) => `type = "${type}"\nurl = "${d.base}/"\nusername = "${bea.email}"\npassword = "${bea.key}"`
