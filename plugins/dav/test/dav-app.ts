@@ -80,5 +80,9 @@ export const tokenOf = (body: string) => /<d:sync-token>([^<]*)<\/d:sync-token><
 export const VCARD = (uid: string, fn: string, extra = '') =>
   `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:${uid}\r\nFN:${fn}\r\nN:${fn};;;;\r\n${extra}END:VCARD\r\n`
 
+/** A VTODO with these content lines (SUMMARY, DUE, RELATED-TO...), as task clients write one. */
+export const VTODO = (uid: string, lines: string) =>
+  `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:${uid}\r\nDTSTAMP:20261101T000000Z\r\n${lines}END:VTODO\r\nEND:VCALENDAR\r\n`
+
 export const VEVENT = (uid: string, summary: string, start = '20260302T090000Z', extra = '') =>
   `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:${uid}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:${start}\r\nDURATION:PT1H\r\nSUMMARY:${summary}\r\n${extra}END:VEVENT\r\nEND:VCALENDAR\r\n`

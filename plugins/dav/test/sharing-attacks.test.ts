@@ -1,5 +1,5 @@
 import t from 'tap'
-import { davBench, davMember, hrefs, SYNC, tokenOf, VCARD, VEVENT } from './dav-app.js'
+import { davBench, davMember, hrefs, SYNC, tokenOf, VCARD, VEVENT, VTODO } from './dav-app.js'
 
 /**
  * A household member attacking what other members share with them over CalDAV: hrefs crafted
@@ -9,8 +9,12 @@ import { davBench, davMember, hrefs, SYNC, tokenOf, VCARD, VEVENT } from './dav-
  */
 const FREE_BUSY = (start: string, end: string) =>
   `<?xml version="1.0"?><c:free-busy-query xmlns:c="urn:ietf:params:xml:ns:caldav"><c:time-range start="${start}" end="${end}"/></c:free-busy-query>`
-const VTODO = (uid: string, summary: string, lines = '') =>
-  `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:${uid}\r\nDTSTAMP:20261101T000000Z\r\nSUMMARY:${summary}\r\n${lines}END:VTODO\r\nEND:VCALENDAR\r\n`
+const summaryTodo = (uid: string, summary: string, lines = '') =>
+  VTODO(
+    uid,
+    `SUMMARY:${summary}
+${lines}`,
+  )
 const ICS = { 'content-type': 'text/calendar' }
 
 t.test('free-busy-query on a shared calendar answers its owner’s busy times, not the sharee’s own calendar of that name', async (t) => {
@@ -42,13 +46,13 @@ t.test('a task’s RELATED-TO naming a task of the owner’s unshared list: answ
   const kid = await davMember(b)
   const chore = (await b.json('POST', '/api/v1/tasks', { title: 'Taxes', list_name: 'Chores' })).body.data
   await b.json('POST', '/api/v1/tasks', { title: 'Seed', list_name: 'Private' })
-  const secret = await b.dav('PUT', '/dav/calendars/tasks-Private/secret.ics', VTODO('secret-parent-uid', 'Surprise gift'), ICS)
+  const secret = await b.dav('PUT', '/dav/calendars/tasks-Private/secret.ics', summaryTodo('secret-parent-uid', 'Surprise gift'), ICS)
   t.equal(secret.status, 201, 'the owner’s private task, with a UID of its client’s')
   await b.json('POST', '/api/v1/shares', { kind: 'tasklist', name: 'Chores', with: kid.userId, access: 'write' })
   const list = `/dav/calendars/shared-${chore.owner_id}-tasks-Chores/`
 
-  const unknown = await kid.dav('PUT', `${list}a.ics`, VTODO('kid-a', 'Sub A', 'RELATED-TO;RELTYPE=PARENT:no-such-uid\r\n'), ICS)
-  const hidden = await kid.dav('PUT', `${list}b.ics`, VTODO('kid-b', 'Sub B', 'RELATED-TO;RELTYPE=PARENT:secret-parent-uid\r\n'), ICS)
+  const unknown = await kid.dav('PUT', `${list}a.ics`, summaryTodo('kid-a', 'Sub A', 'RELATED-TO;RELTYPE=PARENT:no-such-uid\r\n'), ICS)
+  const hidden = await kid.dav('PUT', `${list}b.ics`, summaryTodo('kid-b', 'Sub B', 'RELATED-TO;RELTYPE=PARENT:secret-parent-uid\r\n'), ICS)
   t.equal(unknown.status, 201, 'a parent UID nobody has: the task is stored, its RELATED-TO kept')
   t.equal(hidden.status, unknown.status, 'a parent UID of the owner’s unshared list answers exactly as an unknown one')
   const got = await kid.dav('GET', `${list}b.ics`)

@@ -1,13 +1,12 @@
 import t from 'tap'
-import { davBench, PROPFIND, SYNC } from './dav-app.js'
+import { davBench, PROPFIND, SYNC, VTODO as todo } from './dav-app.js'
 
 /**
  * Task lists over CalDAV: one collection per list_name in the calendar home, VTODO only; objects
  * are the tasks of the JSON API (subtasks by RELATED-TO), what Hearth has no field for survives a
  * change made on the JSON side, and a wrong component is refused with nothing stored.
  */
-const todo = (uid: string, lines: string) =>
-  `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:${uid}\r\nDTSTAMP:20261101T000000Z\r\n${lines}END:VTODO\r\nEND:VCALENDAR\r\n`
+
 const ICS = { 'content-type': 'text/calendar; charset=utf-8' }
 const QUERY = (component: string, range = '') =>
   `<?xml version="1.0"?><c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="${component}">${range}</c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`
