@@ -3,6 +3,7 @@ import { HttpError, preparedOnUse } from '../../../core/plugin-api.js'
 import { occurrences, type Recurrence } from '../../../lib/ical/recurrence.js'
 import { fromWall } from '../../../lib/timezone/wall-clock.js'
 import { invalidQuery } from '../engine/validate.js'
+import { bound } from './event-window.js'
 import type { MemberLookup } from '../sharing/access.js'
 
 /**
@@ -56,6 +57,9 @@ const tooMuch = () =>
   })
 
 export type FreeBusy = ReturnType<typeof freeBusy>
+
+/** The most members one free/busy question names. */
+export const MAX_FREE_BUSY_USERS = 20
 
 export function freeBusy(db: Database.Database, member: MemberLookup, zone: string) {
   const statements = (whose: string) =>
@@ -164,6 +168,20 @@ export function freeBusy(db: Database.Database, member: MemberLookup, zone: stri
       checkWindow(from, to)
       const email = member(owner)?.email.toLowerCase() ?? ''
       return merged(busyOf('calendar', owner, email, from, to, { left: MAX_INTERVALS }, calendar))
+    },
+
+    /**
+     * `GET /freebusy` as asked: `users` a comma-separated list of member ids, `from` and `to` datetimes
+     * or days (`to` a whole day) in the household's zone.
+     */
+    asked(users: string, from: string, to: string): Array<{ user_id: string; busy: Interval[] }> {
+      const ids = [...new Set(users.split(',').map((u) => u.trim()))]
+      if (ids.length > MAX_FREE_BUSY_USERS || ids.some((id) => id === ''))
+        throw invalidQuery('users', 'list', `users is a comma-separated list of at most ${MAX_FREE_BUSY_USERS} member ids`)
+      const start = bound(from, 'from', zone)
+      const end = bound(to, 'to', zone)
+      if (end < start) throw invalidQuery('to', 'after_from', 'to must not be before from')
+      return this.of(ids, start, end)
     },
 
     /** Each member's busy intervals in [from, to], merged and in order; 404 for an id that is no member. */

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { IdParams, type PluginInstance, Single, StringEnum, Timestamp, Uuid } from '../../../core/plugin-api.js'
-import { bound } from '../resources/event-window.js'
-import type { freeBusy } from '../resources/free-busy.js'
-import { invalidQuery } from '../engine/validate.js'
+import { type freeBusy, MAX_FREE_BUSY_USERS as MAX_USERS } from '../resources/free-busy.js'
 import type { RecordsService } from '../service.js'
 import { tagged, withEtag } from './conditional.js'
 
@@ -10,8 +8,6 @@ import { tagged, withEtag } from './conditional.js'
  * The household's calendar together: an attendee answers an invitation (`POST /events/:id/rsvp`),
  * and anyone asks when members are busy (`GET /freebusy`). docs/api.md "Invitations and free/busy".
  */
-
-const MAX_USERS = 20
 
 const Busy = Type.Object({
   user_id: Uuid,
@@ -61,15 +57,6 @@ export async function invitationRoutes(
       },
       config: { errors: ['NOT_FOUND', 'UNPROCESSABLE'] },
     },
-    async (request) => {
-      const { users, from, to } = request.query
-      const ids = [...new Set(users.split(',').map((u) => u.trim()))]
-      if (ids.length > MAX_USERS || ids.some((id) => id === ''))
-        throw invalidQuery('users', 'list', `users is a comma-separated list of at most ${MAX_USERS} member ids`)
-      const start = bound(from, 'from', service.timezone)
-      const end = bound(to, 'to', service.timezone)
-      if (end < start) throw invalidQuery('to', 'after_from', 'to must not be before from')
-      return busy.of(ids, start, end)
-    },
+    async (request) => busy.asked(request.query.users, request.query.from, request.query.to),
   )
 }
