@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3'
 import { Timestamp } from '../../../core/plugin-api.js'
 import type { QueryCache } from './query-cache.js'
 import type { RecordCache } from './record-cache.js'
+import { StartsCache } from './starts-cache.js'
 import { RecordLister } from './list.js'
 import { CustomFields } from './schema-kit.js'
 import { RecordStore } from './store.js'
@@ -31,12 +32,15 @@ export function engineFor(
   records: RecordCache | null = null,
 ): Engine {
   const store = new RecordStore(db, def, records)
+  // A series' starts are kept beside its record, an eighth of the records' budget (the figures are small).
+  const starts = records?.enabled && def.expansion ? new StartsCache(records.limit / 8, () => db.inTransaction) : null
+  if (starts) records?.attach(starts)
   // What an import entry may carry beyond the create body.
   const extras: Record<string, TSchema> = { source: Source, created_at: Timestamp, updated_at: Timestamp, ...def.importExtras }
   return {
     def,
     store,
-    lister: new RecordLister(db, def, store, cache),
+    lister: new RecordLister(db, def, store, cache, starts),
     checkCreate: compileCheck(def.schemas.create),
     checkPatch: compileCheck(def.schemas.patch),
     checkCustom: compileCheck(CustomFields),

@@ -3,10 +3,12 @@ import { HttpError } from '../../../core/plugin-api.js'
 import { ByteBudget } from '../../../lib/byte-budget.js'
 import { jsonBytesAtLeast } from '../../../lib/json-size.js'
 import { runSteps, type Steps } from '../../../lib/paced-stream.js'
+import { mergeFirst } from '../../../lib/sorted-merge.js'
 import type { Maintain, QueryCache, Written } from './query-cache.js'
 import { ftsQuery } from './fts.js'
 import { invalidQuery } from './validate.js'
 import type { RecordStore } from './store.js'
+import type { StartsCache, WindowStarts } from './starts-cache.js'
 import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
 
 /**
@@ -89,6 +91,8 @@ export class RecordLister {
     private readonly store: RecordStore,
     /** Totals and page keys of recent queries; null: query every time (the bench times the queries). */
     private readonly cache: QueryCache | null,
+    /** Series' starts per window (starts-cache.ts); null: expanded every time. */
+    private readonly starts: StartsCache | null = null,
   ) {}
 
   private prepare(sql: string): Database.Statement {
@@ -279,20 +283,28 @@ export class RecordLister {
     const series = yield* run([{ sql: expansion.repeatingSql, params: [] }, ...range.slice(window.from !== null ? 1 : 0)], 'LIMIT ?', [
       MAX_SERIES,
     ])
-    // Occurrences are start times until they make the page: 10,000 numbers, never 10,000 records.
-    const occurrences: Ranked[] = []
+    // Occurrences are start times until they make the page: each series' starts in the window (kept
+    // per series and version, starts-cache.ts), less those its overrides replace; numbers, never records.
     const replaced = this.overridden(expansion, series)
-    for (const s of series) {
+    const kept = this.starts?.window(`${window.from}/${window.to}`) ?? null
+    const lists: Float64Array[] = []
+    const owners: Ranked[] = []
+    let expanded = 0
+    for (const [i, s] of series.entries()) {
+      const { starts: all, computed } = this.startsOf(expansion, s.record, window, kept)
       const skip = replaced.get(s.record.id as string)
-      for (const at of expansion.starts(s.record, window, MAX_EXPANDED + 1 - occurrences.length)) {
-        if (!skip?.has(at)) occurrences.push({ ...s, at, sortValue: new Date(at).toISOString() })
+      const starts = skip ? all.filter((at) => !skip.has(at)) : all
+      expanded += starts.length
+      if (expanded > MAX_EXPANDED) throw tooManyOccurrences(window)
+      if (starts.length > 0) {
+        lists.push(starts)
+        owners.push(s)
       }
-      if (occurrences.length > MAX_EXPANDED) throw tooManyOccurrences(window)
-      // A paced caller may give the event loop back between two series' expansions.
-      yield
+      // A paced caller may give the event loop back after an expansion (starts found kept cost little).
+      if (computed || i % 256 === 255) yield
     }
     const compare = this.comparator(q, ranked, expansion.column)
-    occurrences.sort(compare)
+    const occurrenceAt = this.ordered(q, ranked, expansion.column, lists, owners, compare, q.offset + q.limit)
     const plainTotal = count(plain)
     // How many occurrences come before the page: the split of the first `offset` items between the
     // occurrences and the plain rows, found by bisection with one plain row's sort key at a time,
@@ -306,14 +318,14 @@ export class RecordLister {
       if (!row) throw new Error('a plain row counted is not found')
       return { seq: row.seq, rank: row.rank ?? 0, record: { [key]: row.sortKey } as ApiRecord }
     }
-    const offset = Math.min(q.offset, plainTotal + occurrences.length)
+    const offset = Math.min(q.offset, plainTotal + expanded)
     let lo = Math.max(0, offset - plainTotal)
-    let hi = Math.min(offset, occurrences.length)
+    let hi = Math.min(offset, expanded)
     let before = lo
     while (lo <= hi) {
       const k = (lo + hi) >> 1
-      if (k < occurrences.length && offset - k > 0 && compare(plainAt(offset - k - 1), occurrences[k] as Ranked) > 0) lo = k + 1
-      else if (k > 0 && offset - k < plainTotal && compare(occurrences[k - 1] as Ranked, plainAt(offset - k)) > 0) hi = k - 1
+      if (k < expanded && offset - k > 0 && compare(plainAt(offset - k - 1), occurrenceAt(k)) > 0) lo = k + 1
+      else if (k > 0 && offset - k < plainTotal && compare(occurrenceAt(k - 1), plainAt(offset - k)) > 0) hi = k - 1
       else {
         before = k
         break
@@ -321,14 +333,16 @@ export class RecordLister {
     }
     const accept = bytes === undefined ? undefined : this.within(bytes, q)
     const plainRows = yield* run(plain, 'LIMIT ? OFFSET ?', [q.limit, offset - before], undefined, accept)
-    let merged = [...plainRows, ...occurrences.slice(before, before + q.limit)].sort(compare)
+    const onPage: Ranked[] = []
+    for (let k = before; k < Math.min(expanded, before + q.limit); k++) onPage.push(occurrenceAt(k))
+    let merged = [...plainRows, ...onPage].sort(compare)
     // The budget stopped the plain rows early: past the last one read, a plain row left unread could
     // sort before an occurrence, so the page ends there (the client continues from its length).
     if (plainRows.length < Math.min(q.limit, plainTotal - (offset - before))) {
       merged = merged.slice(0, merged.indexOf(plainRows[plainRows.length - 1] as Ranked) + 1)
     }
     const page = merged.slice(0, q.limit).map((r) => (r.at === undefined ? r : { ...r, record: expansion.occurrence(r.record, r.at) }))
-    return { items: this.project(page, q), total: plainTotal + occurrences.length }
+    return { items: this.project(page, q), total: plainTotal + expanded }
   }
 
   /**
@@ -504,18 +518,82 @@ export class RecordLister {
       if (ids) ids.push(s.record.id as string)
       else byOwner.set(owner, [s.record.id as string])
     }
-    const stmt = this.prepare(
-      `SELECT ${spec.seriesColumn} AS series, ${spec.startColumn} AS start FROM ${this.def.name} ` +
-        `WHERE user_id = ? AND ${spec.seriesColumn} IN (SELECT value FROM json_each(?))`,
-    )
+    const columns = `SELECT ${spec.seriesColumn} AS series, ${spec.startColumn} AS start FROM ${this.def.name} WHERE user_id = ?`
+    const everyOne = this.prepare(`${columns} AND ${spec.seriesColumn} IS NOT NULL LIMIT ?`)
+    const ofSeries = this.prepare(`${columns} AND ${spec.seriesColumn} IN (SELECT value FROM json_each(?))`)
     for (const [owner, ids] of byOwner) {
-      for (const { series: id, start } of stmt.all(owner, JSON.stringify(ids)) as Array<{ series: string; start: string }>) {
+      // An owner's overrides are usually few (none, often): all of them, from the overrides' index,
+      // cost less than looking each series up (500 series: 0.5-1 ms); with as many as series, by series.
+      let rows = everyOne.all(owner, ids.length + 1) as Array<{ series: string; start: string }>
+      if (rows.length > ids.length) rows = ofSeries.all(owner, JSON.stringify(ids)) as typeof rows
+      else if (rows.length > 0) {
+        const asked = new Set(ids)
+        rows = rows.filter((r) => asked.has(r.series))
+      }
+      for (const { series: id, start } of rows) {
         const set = out.get(id) ?? new Set<number>()
         set.add(Date.parse(start))
         out.set(id, set)
       }
     }
     return out
+  }
+
+  /** A series' starts in the window: those kept while it has not changed since, else expanded now (and kept). */
+  private startsOf(
+    expansion: NonNullable<ResourceDefinition['expansion']>,
+    record: ApiRecord,
+    window: { from: number | null; to: number | null },
+    kept: WindowStarts | null,
+  ): { starts: Float64Array; computed: boolean } {
+    const id = record.id as string
+    const version = typeof record.etag === 'string' ? record.etag : null
+    const hit = version === null ? undefined : kept?.get(id, version)
+    if (hit) return { starts: hit, computed: false }
+    // One more than a list may expand: enough to know when the window holds too many.
+    const starts = Float64Array.from(expansion.starts(record, window, MAX_EXPANDED + 1))
+    if (version !== null) kept?.keep(id, version, starts)
+    return { starts, computed: true }
+  }
+
+  /**
+   * The occurrences in the list's order, the k-th (k < `needed`) made when asked for. In the
+   * expanded column's order (the usual one): the series' sorted starts merged as far as the page
+   * needs (the sequence number breaks ties, as in SQL), never 10,000 items made and sorted for a
+   * page of 20. In any other order: every occurrence made and sorted.
+   */
+  private ordered(
+    q: ListQuery,
+    ranked: boolean,
+    column: string,
+    lists: Float64Array[],
+    owners: Ranked[],
+    compare: (a: Ranked, b: Ranked) => number,
+    needed: number,
+  ): (k: number) => Ranked {
+    const make = (s: Ranked, at: number): Ranked => ({ ...s, at, sortValue: new Date(at).toISOString() })
+    const key = q.sort ?? this.def.sort.default
+    // Instants and their ISO texts (four-digit years) sort alike: the numbers stand for the texts.
+    if (!ranked && key === column && !this.def.sort.nocase?.includes(key)) {
+      const desc = (q.order ?? this.def.sort.order) === 'desc'
+      const merged = mergeFirst(
+        lists,
+        owners.map((s) => s.seq),
+        needed,
+        desc,
+      )
+      return (k) => {
+        const l = merged.list[k]
+        if (l === undefined || k >= merged.list.length) throw new Error('an occurrence past those merged was asked for')
+        return make(owners[l] as Ranked, (lists[l] as Float64Array)[merged.index[k] as number] as number)
+      }
+    }
+    const all: Ranked[] = []
+    lists.forEach((starts, i) => {
+      for (const at of starts) all.push(make(owners[i] as Ranked, at))
+    })
+    all.sort(compare)
+    return (k) => all[k] as Ranked
   }
 
   /** The SQL order, in code, for merged results. */

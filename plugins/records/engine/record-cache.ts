@@ -31,6 +31,8 @@ export class RecordCache {
   private readonly seenOnce = new Set<string>()
   /** Lookups answered and not (hearth_record_cache_requests_total). */
   readonly stats = { hits: 0, misses: 0 }
+  /** Caches of values computed from records (starts-cache.ts): dropped with the records they come from. */
+  private readonly dependents: Array<{ drop(id: string): void; clear(): void }> = []
 
   constructor(
     /** Shared by the resources' caches: a busy resource may use what the others leave. */
@@ -43,6 +45,16 @@ export class RecordCache {
 
   get enabled(): boolean {
     return this.budget.limit > 0
+  }
+
+  /** The bytes every resource's record cache may hold together. */
+  get limit(): number {
+    return this.budget.limit
+  }
+
+  /** Has `dependent` follow every change this cache hears of: a record written (drop), or many (clear). */
+  attach(dependent: { drop(id: string): void; clear(): void }): void {
+    this.dependents.push(dependent)
   }
 
   /**
@@ -89,7 +101,7 @@ export class RecordCache {
       return record
     }
     const frozen = deepFreeze(record)
-    this.drop(id)
+    this.evict(id)
     const entry: Entry = { userId, id, seq, record: frozen, bytes: heapEstimate(record) }
     this.byId.set(entry.id, entry)
     this.bySeq.set(seq, entry)
@@ -98,12 +110,19 @@ export class RecordCache {
     while (this.budget.used > this.budget.limit) {
       const oldest = this.byId.values().next().value as Entry | undefined
       if (!oldest) break
-      this.drop(oldest.id)
+      this.evict(oldest.id)
     }
     return frozen
   }
 
+  /** The record `id` was written: its entry goes, and what was computed from it. */
   drop(id: string): void {
+    this.evict(id)
+    for (const d of this.dependents) d.drop(id)
+  }
+
+  /** Out of the cache, for room or to be replaced (the record itself has not changed). */
+  private evict(id: string): void {
     const entry = this.byId.get(id)
     if (!entry) return
     this.byId.delete(id)
@@ -113,6 +132,7 @@ export class RecordCache {
   }
 
   clear(): void {
+    for (const d of this.dependents) d.clear()
     this.byId.clear()
     this.bySeq.clear()
     this.budget.used -= this.bytes
