@@ -11,7 +11,8 @@ import imip from '../index.js'
  * them a METHOD:REQUEST message that Debian's python3-icalendar reads (ORGANIZER, ATTENDEE, UID,
  * SEQUENCE); an update sends a greater SEQUENCE, taking someone off or cancelling sends
  * METHOD:CANCEL; members get no email; past 100 messages a day nothing more is sent and the
- * event is saved all the same.
+ * event is saved all the same. A member writing another's shared calendar sends in the owner's
+ * name but is named (ORGANIZER;SENT-BY, Reply-To) and spends their own daily allowance.
  */
 
 const PYTHON = '/usr/bin/python3'
@@ -33,6 +34,8 @@ print(json.dumps({
   'uid': str(ev.get('UID')),
   'sequence': int(ev.get('SEQUENCE')),
   'organizer': str(ev.get('ORGANIZER')),
+  'sent_by': ev.get('ORGANIZER').params.get('SENT-BY'),
+  'reply_to': msg['Reply-To'],
   'attendees': [[str(a), a.params.get('PARTSTAT')] for a in att],
   'summary': str(ev.get('SUMMARY')),
   'status': str(ev.get('STATUS')) if ev.get('STATUS') else None,
@@ -122,4 +125,57 @@ t.test('at most 100 invitation emails a member a day; the event is saved all the
   })
   await new Promise((r) => setTimeout(r, 300))
   t.equal(smtp.messages.length, 100, 'nor later that day')
+})
+
+t.test('a write-sharee’s change is mailed as the owner’s event SENT-BY the sharee, from the sharee’s allowance', { skip }, async (t) => {
+  const smtp = await smtpSink(t)
+  const { members } = await household(t, { size: 2, plugins: [records, digest, imip], env: { HEARTH_SMTP_URL: smtp.url } })
+  const [alex, sam] = members
+  t.equal((await alex.call('POST', '/shares', { kind: 'calendar', name: 'Family', with: sam.id, access: 'write' })).status, 201)
+  const made = await sam.call('POST', '/events', {
+    title: 'Picnic',
+    start_at: '2026-12-05T12:00:00Z',
+    calendar_name: 'Family',
+    owner_id: alex.id,
+    attendees: [{ email: 'friend@elsewhere.test' }],
+  })
+  t.equal(made.status, 201)
+  t.equal(made.body.data.owner_id, alex.id, 'the event is the owner’s')
+  await until(() => smtp.messages.length === 1, 'the invitation')
+  const mail = read(smtp.messages[0]?.raw ?? '')
+  t.match(
+    mail,
+    { method: 'REQUEST', organizer: `mailto:${alex.email}`, sent_by: `mailto:${sam.email}` },
+    'the organizer, sent by the sharee',
+  )
+  t.match(mail.reply_to, sam.email, 'a reply by mail reaches the member who made the change')
+
+  // Sam spends their own allowance on Alex's calendar: 100 messages today, then nothing more from Sam.
+  const attendees = Array.from({ length: 100 }, (_, i) => ({ email: `guest${i}@elsewhere.test` }))
+  const party = await sam.call('POST', '/events', {
+    title: 'Party',
+    start_at: '2026-12-31T20:00:00Z',
+    calendar_name: 'Family',
+    owner_id: alex.id,
+    attendees,
+  })
+  t.equal(party.status, 201)
+  await until(() => smtp.messages.length === 100, '100 messages')
+  await new Promise((r) => setTimeout(r, 300))
+  t.equal(smtp.messages.length, 100, 'the sharee’s 101st message today is not sent')
+  await sam.call('POST', '/events', { title: 'Sam’s own', start_at: '2026-12-20T20:00:00Z', attendees: [{ email: 'late@elsewhere.test' }] })
+  await new Promise((r) => setTimeout(r, 300))
+  t.equal(smtp.messages.length, 100, 'nor one for the sharee’s own event')
+
+  // Alex spent none of it.
+  await alex.call('POST', '/events', {
+    title: 'Alex’s own',
+    start_at: '2026-12-21T20:00:00Z',
+    attendees: [{ email: 'aunt@elsewhere.test' }],
+  })
+  await until(() => smtp.messages.length === 101, 'the owner’s invitation')
+  const own = read(smtp.messages[100]?.raw ?? '')
+  t.match(own, { organizer: `mailto:${alex.email}`, summary: 'Alex’s own' })
+  t.equal(own.sent_by, null, 'the owner’s own change names no one else')
+  t.match(own.reply_to, alex.email)
 })
