@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import { type HearthEvent, HttpError, preparedOnUse } from '../../core/plugin-api.js'
-import { parseComponents } from '../../lib/content-line/components.js'
-import { contentLine, escapeText, unescapeText } from '../../lib/content-line/lines.js'
 import { ifMatchHolds, ifNoneMatchHolds } from '../../lib/etag.js'
 import type { ApiRecord, RecordsService } from '../records/public.js'
+import { bareUid, readGroupCard, writeGroupCard } from './group-card.js'
 import type { DavStore } from './store.js'
 
 /**
@@ -49,35 +48,6 @@ export interface GroupObject {
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex')
 const uuidFrom = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
-const bareUid = (uid: string) => uid.trim().replace(/^urn:uuid:/i, '')
-
-/** Whether a vCard is a group card (Apple's X-ADDRESSBOOKSERVER-KIND or vCard 4.0's KIND). */
-export function isGroupCard(text: string): boolean {
-  const card = parseComponents(text).roots[0]
-  const kind = card?.properties.find((p) => p.name === 'KIND' || p.name === 'X-ADDRESSBOOKSERVER-KIND')
-  return kind !== undefined && unescapeText(kind.value).trim().toLowerCase() === 'group'
-}
-
-function readGroupCard(text: string): { grp: string; uid: string | null; members: string[] } {
-  const { roots } = parseComponents(text)
-  const card = roots[0]
-  if (roots.length !== 1 || !card || card.name !== 'VCARD')
-    throw new HttpError('VALIDATION_ERROR', 'the body must hold exactly one vCard', { field: 'body', constraint: 'format' })
-  const value = (name: string) => card.properties.find((p) => p.name === name)?.value
-  const grp = unescapeText(value('FN') ?? value('N')?.split(';')[0] ?? '').trim()
-  if (!grp || grp.length > 200 || /[\u0000-\u001f]/.test(grp))
-    throw new HttpError('VALIDATION_ERROR', 'a group card needs its name in FN (at most 200 characters)', {
-      field: 'FN',
-      constraint: 'required',
-    })
-  const members = card.properties
-    .filter((p) => p.name === 'X-ADDRESSBOOKSERVER-MEMBER' || p.name === 'MEMBER')
-    .map((p) => bareUid(unescapeText(p.value)))
-    .filter(Boolean)
-  const uid = value('UID')
-  return { grp, uid: uid ? unescapeText(uid).trim() : null, members: [...new Set(members)] }
-}
-
 export function contactGroups(db: Database.Database, service: RecordsService, store: DavStore) {
   const q = preparedOnUse(db, {
     byName: () => db.prepare<[string, string], GroupRow>('SELECT * FROM dav_groups WHERE user_id = ? AND name = ?'),
@@ -187,18 +157,7 @@ export function contactGroups(db: Database.Database, service: RecordsService, st
     render(book: Book, obj: GroupObject): string {
       const { row, members } = obj.group
       if (row.original && row.original_etag === obj.etag) return row.original
-      const lines = [
-        'BEGIN:VCARD',
-        'VERSION:3.0',
-        'PRODID:-//Hearth//Hearth Records//EN',
-        contentLine('N', [], escapeText(row.grp)),
-        contentLine('FN', [], escapeText(row.grp)),
-        'X-ADDRESSBOOKSERVER-KIND:group',
-        contentLine('UID', [], escapeText(row.uid)),
-        ...uidsOf(book, members).map((uid) => contentLine('X-ADDRESSBOOKSERVER-MEMBER', [], `urn:uuid:${uid}`)),
-        'END:VCARD',
-      ]
-      return `${lines.join('\r\n')}\r\n`
+      return writeGroupCard(row.grp, row.uid, uidsOf(book, members))
     },
 
     /** PUT of a group card: the group's members are the contacts it names, and only those. */

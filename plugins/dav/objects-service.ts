@@ -16,7 +16,8 @@ import { type Privilege, SHARE_KIND, shareTarget } from './shared.js'
 import { AttendeeChangeRefused, answersIn, INVITATION_LOG, INVITATIONS } from './invitations.js'
 import type { CalendarKind, DavStore, Kind, ObjectRow } from './store.js'
 import { BIRTHDAYS, birthdayObjects, isBirthdays, readOnly } from './birthdays.js'
-import { type Book, type ContactGroups, type GroupObject, isGroupCard } from './contact-groups.js'
+import { type Book, type ContactGroups, type GroupObject } from './contact-groups.js'
+import { isGroupCard } from './group-card.js'
 
 /**
  * The DAV view of a user's records: collections (the address book, one calendar per
