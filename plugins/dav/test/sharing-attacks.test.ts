@@ -1,5 +1,5 @@
 import t from 'tap'
-import { davBench, davMember, hrefs, SYNC, tokenOf, VCARD, VEVENT, VTODO } from './dav-app.js'
+import { davBench, davMember, GROUP_VCARD, hrefs, SYNC, tokenOf, VCARD, VEVENT, VTODO } from './dav-app.js'
 
 /**
  * A household member attacking what other members share with them over CalDAV: hrefs crafted
@@ -227,13 +227,11 @@ t.test('a group card groups only the contacts of its own address book; a read sh
   t.equal((await b.dav('PUT', '/dav/addressbooks/contacts/grandma.vcf', VCARD('grandma-uid', 'Grandma'), VCF)).status, 201)
   const plain = (await b.json('POST', '/api/v1/contacts', { display_name: 'Doctor' })).body.data
   const buddy = (await kid.json('POST', '/api/v1/contacts', { display_name: 'Buddy' })).body.data
-  const group = (name: string, uids: string[]) =>
-    `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:${name}-uid\r\nFN:${name}\r\nN:${name};;;;\r\nX-ADDRESSBOOKSERVER-KIND:group\r\n${uids.map((u) => `X-ADDRESSBOOKSERVER-MEMBER:urn:uuid:${u}\r\n`).join('')}END:VCARD\r\n`
-  const own = await kid.dav('PUT', '/dav/addressbooks/contacts/fam.vcf', group('Stolen', ['grandma-uid', plain.id]), VCF)
+  const own = await kid.dav('PUT', '/dav/addressbooks/contacts/fam.vcf', GROUP_VCARD('Stolen', ['grandma-uid', plain.id]), VCF)
   t.equal(own.status, 201, 'the kid’s own group card is stored')
   const share = (await b.json('POST', '/api/v1/shares', { kind: 'addressbook', with: kid.userId, access: 'read' })).body.data
   const shared = `/dav/addressbooks/shared-${plain.owner_id}-contacts/`
-  const sneaky = group('Sneaky', ['grandma-uid', plain.id, buddy.id])
+  const sneaky = GROUP_VCARD('Sneaky', ['grandma-uid', plain.id, buddy.id])
   const read = await kid.dav('PUT', `${shared}fam.vcf`, sneaky, VCF)
   t.equal(read.status, 403, 'a read share refuses a group card')
   const groupsOf = async (member: typeof kid | typeof b) =>

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { davBench, davMember, hrefs, PROPFIND, SYNC, tokenOf, VCARD, VEVENT } from './dav-app.js'
+import { davBench, davMember, GROUP_VCARD, hrefs, PROPFIND, SYNC, tokenOf, VCARD, VEVENT } from './dav-app.js'
 
 /**
  * Collections shared between members, over CalDAV and CardDAV: where they appear in the sharee's
@@ -310,9 +310,7 @@ t.test(
     await b.json('POST', '/api/v1/shares', { kind: 'addressbook', with: kid.userId, access: 'write' })
     await b.json('POST', '/api/v1/shares', { kind: 'addressbook', with: robin.userId, access: 'read' })
     const book = `/dav/addressbooks/shared-${doctor.owner_id}-contacts/`
-    const group = (name: string, uids: string[]) =>
-      `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:${name}-uid\r\nFN:${name}\r\nN:${name};;;;\r\nX-ADDRESSBOOKSERVER-KIND:group\r\n${uids.map((u) => `X-ADDRESSBOOKSERVER-MEMBER:urn:uuid:${u}\r\n`).join('')}END:VCARD\r\n`
-    const card = group('Family', ['grandma-uid', doctor.id, friend.id])
+    const card = GROUP_VCARD('Family', ['grandma-uid', doctor.id, friend.id])
 
     const before = tokenOf((await b.dav('REPORT', '/dav/addressbooks/contacts/', SYNC())).body)
     const put = await kid.dav('PUT', `${book}family.vcf`, card, { ...VCF, 'if-none-match': '*' })
@@ -339,15 +337,15 @@ t.test(
     }
     t.equal((await kid.dav('GET', '/dav/addressbooks/contacts/family.vcf')).status, 404, 'not in the writer’s own address book')
 
-    const refused = await robin.dav('PUT', `${book}friends.vcf`, group('Friends', [doctor.id]), VCF)
+    const refused = await robin.dav('PUT', `${book}friends.vcf`, GROUP_VCARD('Friends', [doctor.id]), VCF)
     t.equal(refused.status, 403, 'a read share refuses a group card')
     t.match(refused.body, '<d:need-privileges>')
-    const changed = await robin.dav('PUT', `${book}family.vcf`, group('Family', []), VCF)
+    const changed = await robin.dav('PUT', `${book}family.vcf`, GROUP_VCARD('Family', []), VCF)
     t.equal(changed.status, 403, 'and a change of one')
     t.equal((await b.json('GET', '/api/v1/contacts?group=Family&owner=me')).body.meta.total, 2, 'nothing stored')
     t.equal((await b.json('GET', '/api/v1/contacts?group=Friends')).body.meta.total, 0)
 
-    const fewer = await kid.dav('PUT', `${book}family.vcf`, group('Family', ['grandma-uid']), {
+    const fewer = await kid.dav('PUT', `${book}family.vcf`, GROUP_VCARD('Family', ['grandma-uid']), {
       ...VCF,
       'if-match': put.headers.etag as string,
     })

@@ -48,6 +48,11 @@ const read = (raw: string) => {
   return JSON.parse(r.stdout)
 }
 
+/** `n` addresses outside the household. */
+const guests = (n: number) => Array.from({ length: n }, (_, i) => ({ email: `guest${i}@elsewhere.test` }))
+/** Long enough for a message that would be sent to have reached the sink. */
+const settle = () => new Promise((r) => setTimeout(r, 300))
+
 async function until(what: () => boolean, label: string) {
   for (let i = 0; i < 400 && !what(); i++) await new Promise((r) => setTimeout(r, 25))
   if (!what()) throw new Error(`waited in vain for ${label}`)
@@ -110,12 +115,11 @@ t.test('at most 100 invitation emails a member a day; the event is saved all the
   const smtp = await smtpSink(t)
   const { members } = await household(t, { size: 1, plugins: [records, digest, imip], env: { HEARTH_SMTP_URL: smtp.url } })
   const [parent] = members
-  const attendees = Array.from({ length: 101 }, (_, i) => ({ email: `guest${i}@elsewhere.test` }))
-  const made = await parent.call('POST', '/events', { title: 'Big party', start_at: '2026-12-31T20:00:00Z', attendees })
+  const made = await parent.call('POST', '/events', { title: 'Big party', start_at: '2026-12-31T20:00:00Z', attendees: guests(101) })
   t.equal(made.status, 201, 'saved')
   t.equal(made.body.data.attendees.length, 101)
   await until(() => smtp.messages.length === 100, '100 messages')
-  await new Promise((r) => setTimeout(r, 300))
+  await settle()
   t.equal(smtp.messages.length, 100, 'the 101st is not sent')
   // The counter is kept: a new event today sends nothing more.
   await parent.call('POST', '/events', {
@@ -123,7 +127,7 @@ t.test('at most 100 invitation emails a member a day; the event is saved all the
     start_at: '2026-12-30T20:00:00Z',
     attendees: [{ email: 'late@elsewhere.test' }],
   })
-  await new Promise((r) => setTimeout(r, 300))
+  await settle()
   t.equal(smtp.messages.length, 100, 'nor later that day')
 })
 
@@ -151,20 +155,19 @@ t.test('a write-sharee’s change is mailed as the owner’s event SENT-BY the s
   t.match(mail.reply_to, sam.email, 'a reply by mail reaches the member who made the change')
 
   // Sam spends their own allowance on Alex's calendar: 100 messages today, then nothing more from Sam.
-  const attendees = Array.from({ length: 100 }, (_, i) => ({ email: `guest${i}@elsewhere.test` }))
   const party = await sam.call('POST', '/events', {
     title: 'Party',
     start_at: '2026-12-31T20:00:00Z',
     calendar_name: 'Family',
     owner_id: alex.id,
-    attendees,
+    attendees: guests(100),
   })
   t.equal(party.status, 201)
   await until(() => smtp.messages.length === 100, '100 messages')
-  await new Promise((r) => setTimeout(r, 300))
+  await settle()
   t.equal(smtp.messages.length, 100, 'the sharee’s 101st message today is not sent')
   await sam.call('POST', '/events', { title: 'Sam’s own', start_at: '2026-12-20T20:00:00Z', attendees: [{ email: 'late@elsewhere.test' }] })
-  await new Promise((r) => setTimeout(r, 300))
+  await settle()
   t.equal(smtp.messages.length, 100, 'nor one for the sharee’s own event')
 
   // Alex spent none of it.
