@@ -4,7 +4,7 @@ import { ByteBudget } from '../../../lib/byte-budget.js'
 import { jsonBytesAtLeast } from '../../../lib/json-size.js'
 import { runSteps, type Steps } from '../../../lib/paced-stream.js'
 import type { Maintain, QueryCache, Written } from './query-cache.js'
-import { ftsQuery } from './fts.js'
+import { ftsQuery, ownedMatch } from './fts.js'
 import { invalidQuery } from './validate.js'
 import type { RecordStore } from './store.js'
 import type { ApiRecord, ListContext, ListQuery, ResourceDefinition, SqlClause } from './types.js'
@@ -39,6 +39,8 @@ export interface ListView {
   userId: string
   scope: SqlClause
   visible?: (record: ApiRecord) => boolean
+  /** Every member whose records `scope` may include: a search asks the full-text index for theirs only. */
+  owners: readonly string[]
 }
 
 /** A page's keys as the query cache holds them: sequence numbers in order, with the rank when ranked. */
@@ -148,8 +150,10 @@ export class RecordLister {
     const { userId, scope, visible } = view
     const where = this.clauses(scope, q, ctx)
     const search = q.search?.trim()
-    const match = search ? ftsQuery(search) : null
-    if (search && !match) return { items: [], total: 0 }
+    const words = search ? ftsQuery(search) : null
+    if (search && !words) return { items: [], total: 0 }
+    // Every use of the index below (count, rank, page, matcher) sees the view's owners' records only.
+    const match = words ? ownedMatch(words, view.owners) : null
     const { table, weights } = this.def.fts
     const expansion = this.def.expansion
     const matches = this.matcher(match)
@@ -196,7 +200,7 @@ export class RecordLister {
     }
     const order = this.orderBy(q, ranked)
     let source = ranked
-      ? `${this.def.name} t JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
+      ? `${this.def.name} t JOIN (SELECT rowid AS fts_rowid, bm25(${table}, ${weights.join(', ')}, 0) AS rank FROM ${table} WHERE ${table} MATCH ?) f ON f.fts_rowid = t.seq`
       : `${this.def.name} t`
     const window = expansion?.window(q, ctx) ?? null
     const matched = match && !ranked ? { sql: `t.seq IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`, params: [match] } : null
