@@ -33,11 +33,13 @@ export function ownerTerm(ownerId: string): string {
 }
 
 /**
- * A search expression limited to the records of these owners: the words match outside the owner
- * column only (a word never reaches an owner term, whatever it spells), ANDed with the owners'
- * terms, so FTS5 walks the intersection of the doclists instead of every household match.
+ * A search expression: the words, matched outside the owner column (no word reaches an owner term,
+ * whatever it spells), and, given `owners`, ANDed with their terms, so that FTS5 walks the
+ * intersection of the doclists instead of every match in the household.
  */
-export function ownedMatch(match: string, owners: readonly string[]): string {
+export function ownedMatch(match: string, owners: readonly string[] | null): string {
+  const words = `-{owner} : (${match})`
+  if (owners === null) return words
   const terms = [...new Set(owners)].sort().map((o) => `"${ownerTerm(o)}"`)
-  return `-{owner} : (${match}) AND {owner} : (${terms.join(' OR ')})`
+  return `${words} AND {owner} : (${terms.join(' OR ')})`
 }
