@@ -8,6 +8,13 @@ export interface HearthEvent<D = unknown> {
   type: string
   /** Owner of the change; null for system-wide events (driver swaps). */
   userId: string | null
+  /**
+   * The user whose request made the change, when a user's did (since plugin API 1.9.0): the owner
+   * themself, or another member writing what the owner shares with them (the event is still the
+   * owner's). Absent for changes no user asked for (the trash emptied by age). Realtime does not
+   * send it: its messages carry the fields docs/api.md lists.
+   */
+  actorId?: string
   /** Id of the changed resource, when there is one. */
   id?: string
   /** ISO 8601 time of the change. */
@@ -74,6 +81,7 @@ export function createEventBus(onListenerError: (err: unknown, event: HearthEven
   const make = <D>(type: string, input: EventInput<D>): HearthEvent<D> => ({
     type,
     userId: input.userId,
+    ...(input.actorId !== undefined ? { actorId: input.actorId } : {}),
     ...(input.id !== undefined ? { id: input.id } : {}),
     at: input.at ?? new Date().toISOString(),
     data: input.data,

@@ -18,7 +18,7 @@ import type { RouteEntry } from './route-pipeline.js'
 import type { Scheduler } from './scheduler.js'
 import type { ByteBudget } from '../lib/byte-budget.js'
 
-export const PLUGIN_API_VERSION = '1.8.0'
+export const PLUGIN_API_VERSION = '1.9.0'
 
 export interface PluginManifest<C extends TObject = TObject> {
   /** Lowercase, [a-z][a-z0-9-]*; also the default route prefix. */

@@ -1,4 +1,5 @@
 import { HttpError } from '../../core/plugin-api.js'
+import type { StoredProperty } from '../records/public.js'
 import type { ParsedCalendar } from './objects.js'
 
 /**
@@ -52,22 +53,39 @@ function fixed(body: Body, email: string): string {
 }
 
 /**
+ * Who a component names as its organizer: its own ORGANIZER's address (a calendar user address
+ * compares without case), else the series' (clients write it in each overridden occurrence, or
+ * only in the series).
+ */
+const organizerIn = (kept: StoredProperty[], series?: string): string | undefined => {
+  const value = kept.find(([n]) => n === 'ORGANIZER')?.[2]
+  return value === undefined ? series : value.trim().toLowerCase()
+}
+
+/**
  * The answers a PUT of an invitation gives: for the series (index 0) and each overridden
  * occurrence (index i + 1), the member's new status where it changed. Throws AttendeeChangeRefused
  * when the new text changes anything else (RFC 6638 3.2.2.1: an attendee changes only their own
- * participation), or sets their status back to NEEDS-ACTION.
+ * participation; the organizer named, or left out, is a change too), or sets their status back to
+ * NEEDS-ACTION.
  */
 export function answersIn(current: ParsedCalendar, next: ParsedCalendar, email: string): Array<string | null> {
   if (current.uid !== next.uid) throw new AttendeeChangeRefused('An invitation keeps its UID')
   if (current.overrides.length !== next.overrides.length)
     throw new AttendeeChangeRefused('Only the organizer adds or removes occurrences of an invitation')
-  const pairs: Array<[Body, Body]> = [[current.master.body, next.master.body]]
+  // ORGANIZER is no field of the record (it is kept with its lines): compared on its own (RFC 6638 3.2.2.1).
+  const wasOrganizer = organizerIn(current.master.kept)
+  const nowOrganizer = organizerIn(next.master.kept)
+  const pairs: Array<[Body, Body, string | undefined, string | undefined]> = [
+    [current.master.body, next.master.body, wasOrganizer, nowOrganizer],
+  ]
   for (const o of current.overrides) {
     const theirs = next.overrides.find((n) => n.occurrence_start === o.occurrence_start)
     if (!theirs) throw new AttendeeChangeRefused('Only the organizer changes the occurrences of an invitation')
-    pairs.push([o.body, theirs.body])
+    pairs.push([o.body, theirs.body, organizerIn(o.kept, wasOrganizer), organizerIn(theirs.kept, nowOrganizer)])
   }
-  return pairs.map(([was, now]) => {
+  return pairs.map(([was, now, organizerWas, organizerNow]) => {
+    if (organizerWas !== organizerNow) throw new AttendeeChangeRefused('As an attendee you cannot change the organizer (ORGANIZER)')
     if (fixed(was, email) !== fixed(now, email))
       throw new AttendeeChangeRefused('As an attendee you change only your own participation status (PARTSTAT)')
     const before = ownStatus(was, email)

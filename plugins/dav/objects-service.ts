@@ -16,7 +16,8 @@ import { type Privilege, SHARE_KIND, shareTarget } from './shared.js'
 import { AttendeeChangeRefused, answersIn, INVITATION_LOG, INVITATIONS } from './invitations.js'
 import type { CalendarKind, DavStore, Kind, ObjectRow } from './store.js'
 import { BIRTHDAYS, birthdayObjects, isBirthdays, readOnly } from './birthdays.js'
-import { type ContactGroups, type GroupObject, isGroupCard } from './contact-groups.js'
+import { type Book, type ContactGroups, type GroupObject } from './contact-groups.js'
+import { isGroupCard } from './group-card.js'
 
 /**
  * The DAV view of a user's records: collections (the address book, one calendar per
@@ -81,6 +82,8 @@ export function createObjects(deps: {
     kind === 'card' ? ADDRESS_BOOK : String(kind === 'task' ? record.list_name : record.calendar_name)
   /** Whose DAV rows a collection's objects are filed under: the owner's for a shared one. */
   const homeOf = (userId: string, c: Collection) => c.owner ?? userId
+  /** An address book's contact groups, as the user reads and writes them (contact-groups.ts). */
+  const bookOf = (userId: string, c: Collection): Book => ({ caller: userId, owner: homeOf(userId, c) })
   /** Whether a record the user may read belongs in collection `c` (theirs, or the sharing member's). */
   const inCollection = (userId: string, c: Collection, r: ApiRecord) =>
     r.owner_id === homeOf(userId, c) && collectionOf(c.kind, r) === c.name
@@ -218,9 +221,10 @@ export function createObjects(deps: {
     const nameOf = (r: ApiRecord) => rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`
     if (c.kind === 'card') {
       const contacts = allFor(userId, c)
-      // Group cards are the user's own address book's (a shared one's contacts keep their groups, without cards).
-      const groupCards = c.owner === undefined ? groups.members(userId, contacts) : []
-      return [...contacts.map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) })), ...groupCards]
+      return [
+        ...contacts.map((r) => ({ name: nameOf(r), records: [r], etag: objectEtag([r]) })),
+        ...groups.members(bookOf(userId, c), contacts),
+      ]
     }
     if (c.kind === 'task') {
       return allFor(userId, c)
@@ -245,11 +249,11 @@ export function createObjects(deps: {
     const grouped: Array<Record<string, unknown>> = []
     for (const batch of recordsFor(userId, c, 16)) {
       for (const r of batch) {
-        if (c.owner === undefined && (r.groups as unknown[] | undefined)?.length) grouped.push({ owner_id: r.owner_id, groups: r.groups })
+        if ((r.groups as unknown[] | undefined)?.length) grouped.push({ owner_id: r.owner_id, groups: r.groups })
         yield { name: rows.get(r.id)?.name ?? `${r.id}${EXT[c.kind]}`, records: [r], etag: objectEtag([r]) }
       }
     }
-    yield* groups.members(userId, grouped)
+    yield* groups.members(bookOf(userId, c), grouped)
   }
 
   const overridesOf = (userId: string, home: string, seriesId: string): ApiRecord[] =>
@@ -272,7 +276,7 @@ export function createObjects(deps: {
   /** The object at a name in a collection, or null. */
   const find = (userId: string, c: Collection, name: string): DavObject | null => {
     if (isBirthdays(c)) return birthdays.find(userId, name)
-    const group = c.kind === 'card' && c.owner === undefined ? groups.find(userId, name) : null
+    const group = c.kind === 'card' ? groups.find(bookOf(userId, c), name) : null
     if (group) return group
     if (c.invitations) return invitation(userId, name)
     const home = homeOf(userId, c)
@@ -305,7 +309,7 @@ export function createObjects(deps: {
 
   /** The object's text: as its client wrote it while the record is unchanged, else written from the record. */
   const render = (userId: string, c: Collection, obj: DavObject): string => {
-    if (obj.group) return groups.render(userId, obj as GroupObject)
+    if (obj.group) return groups.render(bookOf(userId, c), obj as GroupObject)
     const main = obj.records[0] as ApiRecord
     if (isBirthdays(c)) return writeCalendar(main, [], new Map(), now())
     // An invitation is always written from the record: its attendees' answers are the record's.
@@ -512,7 +516,7 @@ export function createObjects(deps: {
       photo: PreparedPhoto | null = null,
     ) {
       if (isBirthdays(c)) throw readOnly()
-      if (c.kind === 'card' && c.owner === undefined && isGroupCard(text)) return groups.put(userId, name, text, ifMatch, ifNoneMatch)
+      if (c.kind === 'card' && isGroupCard(text)) return groups.put(bookOf(userId, c), name, text, ifMatch, ifNoneMatch)
       const current = find(userId, c, name)
       if (current?.group) throw new HttpError('CONFLICT', 'A contact group card is at this name: a contact cannot replace it')
       checkPreconditions(current, ifMatch, ifNoneMatch)
@@ -546,12 +550,10 @@ export function createObjects(deps: {
         const kept = photo ? card.kept.filter(([n]) => n !== 'PHOTO' && !n.endsWith('.PHOTO')) : card.kept
         obj = withCardPhoto(userId, single(keepGroups(home, card.body, current), kept), photo)
         keepText = !photo
-        if (c.owner === undefined) {
-          groups.claim(userId, uid, (obj.records[0] as ApiRecord).id)
-          // Claimed by a group: the record changed after the write, and so did its tag.
-          const latest = fetch(userId, 'card', (obj.records[0] as ApiRecord).id)
-          if (latest && latest.etag !== obj.etag) obj = { name, records: [latest], etag: objectEtag([latest]) }
-        }
+        groups.claim(bookOf(userId, c), uid, (obj.records[0] as ApiRecord).id)
+        // Claimed by a group: the record changed after the write, and so did its tag.
+        const latest = fetch(userId, 'card', (obj.records[0] as ApiRecord).id)
+        if (latest && latest.etag !== obj.etag) obj = { name, records: [latest], etag: objectEtag([latest]) }
       } else if (c.kind === 'task') {
         const todo = readTodo(text, service.timezone, c.name)
         checkUid(userId, c, todo.uid, current?.records[0]?.id)
@@ -629,7 +631,7 @@ export function createObjects(deps: {
     /** DELETE: the record goes to the trash, as DELETE on the JSON API does; an invitation is declined (RFC 6638 3.2.6). */
     remove(userId: string, c: Collection, name: string, ifMatch?: string) {
       if (isBirthdays(c)) throw readOnly()
-      if (c.kind === 'card' && c.owner === undefined && groups.remove(userId, name, ifMatch)) return
+      if (c.kind === 'card' && groups.remove(bookOf(userId, c), name, ifMatch)) return
       const current = find(userId, c, name)
       if (!current) throw new HttpError('NOT_FOUND', 'No such object')
       checkPreconditions(current, ifMatch, undefined)

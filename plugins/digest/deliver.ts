@@ -40,6 +40,11 @@ export interface Mail {
   subject: string
   text: string
   calendar?: { method: string; content: string }
+  /**
+   * Where a reply by mail goes (a member's address, their name as header text): the From stays the
+   * instance's HEARTH_SMTP_FROM, the one address its SMTP server vouches for.
+   */
+  replyTo?: { address: string; name: string | null }
 }
 
 export async function sendMail(smtp: SmtpSettings, mail: Mail): Promise<void> {
@@ -59,11 +64,13 @@ export async function sendMails(smtp: SmtpSettings, mails: Mail[]): Promise<Arra
   const transport = nodemailer.createTransport(smtp.url ? { url: smtp.url, ...pool } : { host: smtp.host, port: smtp.port, ...pool })
   const out: Array<DeliveryError | null> = []
   try {
-    for (const { calendar, ...mail } of mails) {
+    for (const { calendar, replyTo, ...mail } of mails) {
       try {
         await transport.sendMail({
           from: smtp.from,
           ...mail,
+          // nodemailer encodes an address object's name (quotes, RFC 2047): no header is written from a member's words here.
+          ...(replyTo ? { replyTo: { address: replyTo.address, name: replyTo.name ?? '' } } : {}),
           ...(calendar ? { icalEvent: { method: calendar.method, content: calendar.content } } : {}),
         })
         out.push(null)

@@ -11,12 +11,17 @@ import { calendarOf, type Method, type Organizer, textOf } from './message.js'
  * rule, the addresses) sends it again with a greater SEQUENCE; an address taken off the event,
  * the event cancelled or deleted, gets METHOD:CANCEL. Members are invited inside Hearth instead.
  *
+ * The message is the organizer's event (the owner of the calendar it is in), but the member whose
+ * change sent it answers for it: a member writing a calendar shared with them is named in
+ * ORGANIZER;SENT-BY and as the mail's Reply-To, and the message is counted against their own
+ * allowance, never the owner's (a write share does not let one member spend another's).
+ *
  * Bounded: one address per message, an address as the event schema validated it and no longer
- * than 254 characters, at most DAILY_LIMIT messages a member a UTC day (counted in imip_sent,
- * so a restart does not reset it). Past the limit a message is not sent and a log line says how
- * many were not (never to whom: logs hold no outside address). The event is saved either way:
- * mail goes out after the change, never as part of it. One occurrence changed on its own (an
- * override) is not mailed.
+ * than 254 characters, at most DAILY_LIMIT messages a member a UTC day, counted against the member
+ * whose change sent them (in imip_sent, so a restart does not reset it). Past the limit a message
+ * is not sent and a log line says how many were not (never to whom: logs hold no outside address).
+ * The event is saved either way: mail goes out after the change, never as part of it. One
+ * occurrence changed on its own (an override) is not mailed.
  */
 export const DAILY_LIMIT = 100
 const ADDRESS = /^[^\s<>,;:"()\\[\]]+@[^\s<>,;:"()\\[\]]+$/
@@ -92,8 +97,9 @@ export function mailings({ db, mailer, records, member, log, now }: MailingsDeps
       .get(id)
       ?.find(([name]) => name === 'UID')?.[2] ?? `${id}@hearth`
 
+  /** Sends `to` the message, each counted against `sender` (the member whose change it is), who is its Reply-To. */
   async function send(
-    owner: string,
+    sender: { id: string; email: string; name: string | null },
     organizer: Organizer,
     to: string[],
     method: Method,
@@ -101,19 +107,25 @@ export function mailings({ db, mailer, records, member, log, now }: MailingsDeps
     sent: Pick<Sent, 'uid' | 'sequence'>,
   ) {
     const day = new Date(now()).toISOString().slice(0, 10)
-    const allowed = to.filter(() => q.count.run(owner, day).changes === 1)
+    const allowed = to.filter(() => q.count.run(sender.id, day).changes === 1)
     if (allowed.length < to.length)
       log.warn(
-        { userId: owner, eventId: event.id, notSent: to.length - allowed.length },
+        { userId: sender.id, eventId: event.id, notSent: to.length - allowed.length },
         `invitation emails past ${DAILY_LIMIT} today: not sent`,
       )
     const content = calendarOf(event, method, organizer, sent.uid, sent.sequence, now())
     const { subject, text } = textOf(event, method, organizer)
-    const failures = await mailer.send(allowed.map((to) => ({ to, subject, text, calendar: { method, content } })))
+    const replyTo = { address: sender.email, name: sender.name }
+    const failures = await mailer.send(allowed.map((to) => ({ to, subject, text, calendar: { method, content }, replyTo })))
     const failed = failures.filter((f) => f !== null)
     if (failed.length)
       log.warn(
-        { userId: owner, eventId: event.id, failed: failed.length, reason: failed[0]?.message.replace(/[^\s<>]+@[^\s<>]+/g, '<address>') },
+        {
+          userId: sender.id,
+          eventId: event.id,
+          failed: failed.length,
+          reason: failed[0]?.message.replace(/[^\s<>]+@[^\s<>]+/g, '<address>'),
+        },
         'invitation emails failed',
       )
   }
@@ -125,8 +137,11 @@ export function mailings({ db, mailer, records, member, log, now }: MailingsDeps
       const event = e.data as Record<string, unknown>
       if (event.recurrence_id) return
       const owner = member(e.userId)
-      if (!owner) return
-      const organizer = { email: owner.email.toLowerCase(), name: owner.name }
+      // Who made the change (a change no one asked for, the trash emptied by age, is the owner's).
+      const sender = e.actorId ? member(e.actorId) : owner
+      if (!owner || !sender) return
+      const organizer: Organizer = { email: owner.email.toLowerCase(), name: owner.name }
+      if (sender.id !== owner.id) organizer.sentBy = { email: sender.email.toLowerCase(), name: sender.name }
       const prior = q.get.get(e.id)
       const before: string[] = prior ? (JSON.parse(prior.recipients) as string[]) : []
       const off = e.type === 'event.deleted' || event.status === 'cancelled' || Boolean(event.deleted_at)
@@ -138,7 +153,7 @@ export function mailings({ db, mailer, records, member, log, now }: MailingsDeps
         const sent = { uid: prior.uid, sequence: prior.sequence + 1 }
         if (e.type !== 'event.deleted' || event.deleted_at)
           q.put.run({ event_id: e.id, owner_id: e.userId, ...sent, recipients: '[]', fingerprint: 'cancelled', event: prior.event })
-        await send(e.userId, organizer, before, 'CANCEL', last, sent)
+        await send(sender, organizer, before, 'CANCEL', last, sent)
         return
       }
       const recipients = outsideOf(organizer.email, event)
@@ -148,8 +163,8 @@ export function mailings({ db, mailer, records, member, log, now }: MailingsDeps
       const json = JSON.stringify(event)
       q.put.run({ event_id: e.id, owner_id: e.userId, ...sent, recipients: JSON.stringify(recipients), fingerprint, event: json })
       const removed = before.filter((r) => !recipients.includes(r))
-      if (recipients.length) await send(e.userId, organizer, recipients, 'REQUEST', event, sent)
-      if (removed.length) await send(e.userId, organizer, removed, 'CANCEL', event, sent)
+      if (recipients.length) await send(sender, organizer, recipients, 'REQUEST', event, sent)
+      if (removed.length) await send(sender, organizer, removed, 'CANCEL', event, sent)
     },
   }
 }

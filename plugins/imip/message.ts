@@ -11,6 +11,11 @@ export type Method = 'REQUEST' | 'CANCEL'
 export interface Organizer {
   email: string
   name: string | null
+  /**
+   * The member who made the change when it is not the organizer (one writing a calendar the
+   * organizer shares with them): ORGANIZER;SENT-BY (RFC 5545 3.2.18) and the text name them.
+   */
+  sentBy?: { email: string; name: string | null }
 }
 
 /** Header text from a member's words: no line breaks or control characters, bounded. */
@@ -27,8 +32,9 @@ export function calendarOf(
   const record = { ...event, ...(method === 'CANCEL' ? { status: 'cancelled' } : {}), recurrence_id: null }
   const kept = new Map<string, StoredProperty[]>([[String(event.id), [['UID', [], uid]]]])
   const text = serializeICalendar([record as never], now, kept)
-  const cn: Array<[string, string]> = organizer.name ? [['CN', headerText(organizer.name)]] : []
-  const added = [contentLine('ORGANIZER', cn, `mailto:${organizer.email}`), contentLine('SEQUENCE', [], String(sequence))].map(
+  const params: Array<[string, string]> = organizer.name ? [['CN', headerText(organizer.name)]] : []
+  if (organizer.sentBy) params.push(['SENT-BY', `mailto:${organizer.sentBy.email}`])
+  const added = [contentLine('ORGANIZER', params, `mailto:${organizer.email}`), contentLine('SEQUENCE', [], String(sequence))].map(
     (line) => `${line}\r\n`,
   )
   return text
@@ -38,7 +44,8 @@ export function calendarOf(
 
 export function textOf(event: Record<string, unknown>, method: Method, organizer: Organizer): { subject: string; text: string } {
   const title = headerText(String(event.title ?? ''))
-  const who = organizer.name ? `${headerText(organizer.name)} <${organizer.email}>` : organizer.email
+  const named = (p: { email: string; name: string | null }) => (p.name ? `${headerText(p.name)} <${p.email}>` : p.email)
+  const who = organizer.sentBy ? `${named(organizer.sentBy)}, for ${named(organizer)},` : named(organizer)
   const when = `${String(event.start_at)}${event.end_at ? ` to ${String(event.end_at)}` : ''}`
   if (method === 'CANCEL') return { subject: `Cancelled: ${title}`, text: `${who} cancelled "${title}" (${when}).\n` }
   const where = event.location ? `\nWhere: ${String(event.location).slice(0, 1000)}` : ''

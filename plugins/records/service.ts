@@ -212,18 +212,21 @@ export function createRecordsService({
   // stale at once, except those the query cache can carry across the write of one record in its
   // own row (`row`: its sequence number, as the write returned it; none for writes of several
   // rows, imports and erasures). The event is the owner's (`userId`); realtime also hands it to
-  // those who may read it when it is delivered.
+  // those who may read it when it is delivered. `actor` is the member whose request made it (a
+  // sharee writing the owner's collection; none when no one asked): what it costs is theirs (an
+  // invitation email).
   const emit = (
     e: Engine,
     action: string,
     readers: Set<string>,
     owner: string,
+    actor: string | null,
     id: string,
     data: unknown,
     row?: { seq: number; created: boolean },
   ) => {
     for (const reader of readers) cache.bump(reader, row && { resource: e.def.name, ...row })
-    events.emit(`${e.def.singular}.${action}`, { userId: owner, id, at: iso(), data })
+    events.emit(`${e.def.singular}.${action}`, { userId: owner, ...(actor ? { actorId: actor } : {}), id, at: iso(), data })
   }
   /** What an erasure's event carries: the id, whose it was and its collection (realtime decides who hears of it). */
   const erased = (e: Engine, record: Record<string, unknown>) => {
@@ -346,7 +349,7 @@ export function createRecordsService({
       const record = build(e, userId, body, {}, opts.source)
       const owner = String(record.owner_id)
       const seq = e.store.insert(owner, record)
-      emit(e, 'created', audience(e, record), owner, record.id, record, { seq, created: true })
+      emit(e, 'created', audience(e, record), owner, userId, record.id, record, { seq, created: true })
       return record
     },
 
@@ -389,7 +392,7 @@ export function createRecordsService({
       })()
       const readers = audience(e, ...result.created)
       for (const reader of readers.size ? readers : [userId]) cache.bump(reader)
-      if (opts.emit !== false) for (const r of result.created) emit(e, 'created', readers, String(r.owner_id), r.id, r)
+      if (opts.emit !== false) for (const r of result.created) emit(e, 'created', readers, String(r.owner_id), userId, r.id, r)
       return result
     },
 
@@ -455,7 +458,7 @@ export function createRecordsService({
       settle(e, userId, String(current.owner_id), next, new Set(Object.keys(change)), current)
       access.keepAnswers(userId, e.def, next, current)
       next.updated_at = iso()
-      return write(e, current, next, version)
+      return write(e, userId, current, next, version)
     },
 
     answer(userId, id, status) {
@@ -463,7 +466,7 @@ export function createRecordsService({
       const current = active(e, userId, id, 'answer')
       const next = access.answered(userId, current, status) as ApiRecord
       if (JSON.stringify(next.attendees) === JSON.stringify(current.attendees)) return current
-      return write(e, current, { ...next, updated_at: iso() })
+      return write(e, userId, current, { ...next, updated_at: iso() })
     },
 
     act(userId, resource, id, action, opts = {}) {
@@ -477,14 +480,14 @@ export function createRecordsService({
       const next: ApiRecord = { ...current, ...change }
       settle(e, userId, String(current.owner_id), next, new Set(Object.keys(change)), current)
       next.updated_at = iso()
-      return write(e, current, next, version)
+      return write(e, userId, current, next, version)
     },
 
     setExtras(userId, resource, id, fields) {
       const e = engine(resource)
       e.checkExtras(fields)
       const current = active(e, userId, id)
-      return write(e, current, { ...current, ...fields, updated_at: iso() })
+      return write(e, userId, current, { ...current, ...fields, updated_at: iso() })
     },
 
     mergeCustom(userId, resource, id, fields, opts = {}) {
@@ -497,7 +500,7 @@ export function createRecordsService({
         custom_fields: mergeCustomFields(current.custom_fields as CustomFields, fields as CustomFields),
         updated_at: iso(),
       }
-      return write(e, current, next, version)
+      return write(e, userId, current, next, version)
     },
 
     setArchived(userId, id, archived, opts = {}) {
@@ -505,7 +508,7 @@ export function createRecordsService({
       const current = active(e, userId, id)
       const version = expected(current, opts.ifMatch)
       if (current.archived === archived) return current
-      return write(e, current, { ...current, archived, updated_at: iso() }, version)
+      return write(e, userId, current, { ...current, archived, updated_at: iso() }, version)
     },
 
     remove(userId, resource, id, opts = {}) {
@@ -517,7 +520,7 @@ export function createRecordsService({
         const version = opts.ifMatch === undefined ? null : expected(current, opts.ifMatch)
         const readers = audience(e, current)
         if (!e.store.remove(owner, id, version)) throw version === null ? notFound(e) : changedMeanwhile(e, owner, id)
-        emit(e, 'deleted', readers, owner, id, erased(e, current))
+        emit(e, 'deleted', readers, owner, userId, id, erased(e, current))
         onErased?.(resource, current)
         return { id }
       }
@@ -527,7 +530,7 @@ export function createRecordsService({
       const next = e.store.setDeleted(owner, id, deletedAt, expected(current, opts.ifMatch))
       if (next === null) throw changedMeanwhile(e, owner, id)
       const deleted = e.store.canonical({ ...current, deleted_at: deletedAt }, next.version)
-      emit(e, 'deleted', audience(e, current), owner, id, deleted, { seq: next.seq, created: false })
+      emit(e, 'deleted', audience(e, current), owner, userId, id, deleted, { seq: next.seq, created: false })
       return deleted
     },
 
@@ -540,7 +543,7 @@ export function createRecordsService({
       const next = e.store.setDeleted(owner, id, null, version)
       if (next === null) throw changedMeanwhile(e, owner, id)
       const restored = e.store.canonical({ ...current, deleted_at: null }, next.version)
-      emit(e, 'restored', audience(e, current), owner, id, restored, { seq: next.seq, created: false })
+      emit(e, 'restored', audience(e, current), owner, userId, id, restored, { seq: next.seq, created: false })
       return restored
     },
 
@@ -551,7 +554,7 @@ export function createRecordsService({
         const gone = db.transaction(() => e.store.purge(cutoff))()
         for (const { user_id, ...row } of gone) {
           const record = { ...row, owner_id: user_id }
-          emit(e, 'deleted', audience(e, record), user_id, row.id, erased(e, record))
+          emit(e, 'deleted', audience(e, record), user_id, null, row.id, erased(e, record))
           onErased?.(e.def.name as ResourceName, record as ApiRecord)
         }
         purged += gone.length
@@ -560,13 +563,13 @@ export function createRecordsService({
     },
   }
 
-  /** Writes a changed record into its owner's table (at version `version` when a condition holds it); the record as stored. */
-  function write(e: Engine, current: ApiRecord, changed: ApiRecord, version: number | null = null): ApiRecord {
+  /** `actor` writes a changed record into its owner's table (at version `version` when a condition holds it); the record as stored. */
+  function write(e: Engine, actor: string, current: ApiRecord, changed: ApiRecord, version: number | null = null): ApiRecord {
     const owner = String(current.owner_id)
     const next = e.store.update(owner, changed, version)
     if (next === null) throw changedMeanwhile(e, owner, changed.id)
     const record = e.store.canonical(changed, next.version)
-    emit(e, 'updated', audience(e, current, record), owner, record.id, record, { seq: next.seq, created: false })
+    emit(e, 'updated', audience(e, current, record), owner, actor, record.id, record, { seq: next.seq, created: false })
     return record
   }
 

@@ -15,6 +15,7 @@ export interface DavBench {
     body?: string,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: string; headers: Record<string, unknown> }>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back and asserts its shape itself
   json(method: string, url: string, payload?: unknown): Promise<{ status: number; body: any }>
 }
 
@@ -79,6 +80,10 @@ export const tokenOf = (body: string) => /<d:sync-token>([^<]*)<\/d:sync-token><
 
 export const VCARD = (uid: string, fn: string, extra = '') =>
   `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:${uid}\r\nFN:${fn}\r\nN:${fn};;;;\r\n${extra}END:VCARD\r\n`
+
+/** An Apple group card (X-ADDRESSBOOKSERVER-KIND:group) named `name`, its members by UID. */
+export const GROUP_VCARD = (name: string, uids: string[]) =>
+  `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:${name}-uid\r\nFN:${name}\r\nN:${name};;;;\r\nX-ADDRESSBOOKSERVER-KIND:group\r\n${uids.map((u) => `X-ADDRESSBOOKSERVER-MEMBER:urn:uuid:${u}\r\n`).join('')}END:VCARD\r\n`
 
 /** A VTODO with these content lines (SUMMARY, DUE, RELATED-TO...), as task clients write one. */
 export const VTODO = (uid: string, lines: string) =>

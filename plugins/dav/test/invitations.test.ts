@@ -205,3 +205,27 @@ t.test('a series with an overridden occurrence: each PARTSTAT answers its own', 
   t.match((await b.json('GET', `/api/v1/events/${override.id}`)).body.data.attendees, [{ status: 'declined' }], 'the late lesson declined')
   t.match((await b.json('GET', `/api/v1/events/${main.id}`)).body.data.attendees, [{ status: 'pending' }], 'the series still pending')
 })
+
+t.test('an attendee’s PUT naming another ORGANIZER, or none, is refused with the precondition; nothing stored', async (t) => {
+  const { b, kid, event, href } = await setup(t)
+  const got = await kid.dav('GET', href)
+  const text = got.body.replace(/\r\n[ \t]/g, '')
+  const organizer = text.split('\r\n').find((l) => l.startsWith('ORGANIZER')) as string
+  const put = (body: string) => kid.dav('PUT', href, body, { 'content-type': 'text/calendar', 'if-match': got.headers.etag as string })
+
+  for (const [label, body] of [
+    ['another organizer, with an answer', answered(text, kid.email, 'ACCEPTED').replace(organizer, `ORGANIZER;CN=Kid:mailto:${kid.email}`)],
+    ['another organizer alone', text.replace(organizer, 'ORGANIZER:mailto:someone@elsewhere.test')],
+    ['the organizer left out', answered(text, kid.email, 'ACCEPTED').replace(`${organizer}\r\n`, '')],
+  ] as const) {
+    const res = await put(body)
+    t.equal(res.status, 403, `${label}: 403`)
+    t.match(res.body, '<c:allowed-attendee-scheduling-object-change', `${label}: RFC 6638's precondition`)
+  }
+  const stored = (await b.json('GET', `/api/v1/events/${event.id}`)).body.data
+  t.match(stored.attendees, [{ email: kid.email, status: 'pending' }], 'no answer stored')
+  t.equal((await kid.dav('GET', href)).headers.etag, got.headers.etag, 'the invitation is as it was')
+
+  const sameOrganizer = await put(answered(text, kid.email, 'ACCEPTED').replace(organizer, organizer.replace('mailto:', 'MAILTO:')))
+  t.equal(sameOrganizer.status, 204, 'the same organizer in another case still answers')
+})

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { davBench, davMember, hrefs, SYNC, tokenOf, VCARD, VEVENT, VTODO } from './dav-app.js'
+import { davBench, davMember, GROUP_VCARD, hrefs, SYNC, tokenOf, VCARD, VEVENT, VTODO } from './dav-app.js'
 
 /**
  * A household member attacking what other members share with them over CalDAV: hrefs crafted
@@ -220,30 +220,36 @@ t.test('an invitation’s PUT: ORGANIZER, a malformed or oversized body change n
   t.equal(huge.status, 413, 'a body past the object limit is refused unread')
 })
 
-t.test('a group card naming another member’s contacts changes none of their groups, shared or not', async (t) => {
+t.test('a group card groups only the contacts of its own address book; a read share refuses it', async (t) => {
   const b = await davBench(t)
   const kid = await davMember(b)
   const VCF = { 'content-type': 'text/vcard' }
   t.equal((await b.dav('PUT', '/dav/addressbooks/contacts/grandma.vcf', VCARD('grandma-uid', 'Grandma'), VCF)).status, 201)
   const plain = (await b.json('POST', '/api/v1/contacts', { display_name: 'Doctor' })).body.data
-  const group = (name: string, uids: string[]) =>
-    `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:${name}-uid\r\nFN:${name}\r\nN:${name};;;;\r\nX-ADDRESSBOOKSERVER-KIND:group\r\n${uids.map((u) => `X-ADDRESSBOOKSERVER-MEMBER:urn:uuid:${u}\r\n`).join('')}END:VCARD\r\n`
-  const own = await kid.dav('PUT', '/dav/addressbooks/contacts/fam.vcf', group('Stolen', ['grandma-uid', plain.id]), VCF)
+  const buddy = (await kid.json('POST', '/api/v1/contacts', { display_name: 'Buddy' })).body.data
+  const own = await kid.dav('PUT', '/dav/addressbooks/contacts/fam.vcf', GROUP_VCARD('Stolen', ['grandma-uid', plain.id]), VCF)
   t.equal(own.status, 201, 'the kid’s own group card is stored')
-  await b.json('POST', '/api/v1/shares', { kind: 'addressbook', with: kid.userId, access: 'write' })
+  const share = (await b.json('POST', '/api/v1/shares', { kind: 'addressbook', with: kid.userId, access: 'read' })).body.data
   const shared = `/dav/addressbooks/shared-${plain.owner_id}-contacts/`
-  const there = await kid.dav('PUT', `${shared}fam.vcf`, group('Sneaky', ['grandma-uid', plain.id]), VCF)
-  t.ok(there.status < 500, `a group card into the shared address book: ${there.status}`)
-  const contacts = (await b.json('GET', '/api/v1/contacts?owner=me&limit=100')).body.data as Array<{
-    display_name: string
-    groups?: string[]
-  }>
-  for (const name of ['Grandma', 'Doctor']) t.same(contacts.find((c) => c.display_name === name)?.groups ?? [], [], `${name}: in no group`)
-  const kids = (await kid.json('GET', '/api/v1/contacts?limit=100')).body.data as Array<{ display_name: string; groups?: string[] }>
+  const sneaky = GROUP_VCARD('Sneaky', ['grandma-uid', plain.id, buddy.id])
+  const read = await kid.dav('PUT', `${shared}fam.vcf`, sneaky, VCF)
+  t.equal(read.status, 403, 'a read share refuses a group card')
+  const groupsOf = async (member: typeof kid | typeof b) =>
+    Object.fromEntries(
+      (
+        (await member.json('GET', '/api/v1/contacts?owner=me&limit=100')).body.data as Array<{ display_name: string; groups?: string[] }>
+      ).map((c) => [c.display_name, c.groups ?? []]),
+    )
+  t.same(await groupsOf(b), { Grandma: [], Doctor: [] }, 'the kid’s own card and a refused one group none of the owner’s contacts')
+
+  await b.json('PATCH', `/api/v1/shares/${share.id}`, { access: 'write' })
+  const written = await kid.dav('PUT', `${shared}fam.vcf`, sneaky, VCF)
+  t.equal(written.status, 201, 'a write share takes it')
+  t.same(await groupsOf(b), { Grandma: ['Sneaky'], Doctor: ['Sneaky'] }, 'it groups the owner’s contacts, in the owner’s book only')
   t.same(
-    kids.filter((c) => c.groups?.length).map((c) => c.display_name),
-    [],
-    'no contact the kid reads was put in their group (the names stay pending, as for contacts not yet synced)',
+    await groupsOf(kid),
+    { Buddy: [] },
+    'never the kid’s own contact it names (the name stays pending, as for contacts not yet synced)',
   )
 })
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { davBench, davMember, hrefs, PROPFIND, SYNC, tokenOf, VCARD, VEVENT } from './dav-app.js'
+import { davBench, davMember, GROUP_VCARD, hrefs, PROPFIND, SYNC, tokenOf, VCARD, VEVENT } from './dav-app.js'
 
 /**
  * Collections shared between members, over CalDAV and CardDAV: where they appear in the sharee's
@@ -296,3 +296,63 @@ t.test('a shared address book and task list: beside the sharee’s own, never mi
   const mow = (await b.json('GET', '/api/v1/tasks?list_name=Chores&search=Mow')).body.data[0]
   t.match(mow, { title: 'Mow the lawn', owner_id: ownerId, list_name: 'Chores' })
 })
+
+t.test(
+  'a group card in a shared address book: the owner’s group, read by everyone it is shared with; a read share refuses it',
+  async (t) => {
+    const b = await davBench(t)
+    const kid = await davMember(b)
+    const robin = await davMember(b)
+    const VCF = { 'content-type': 'text/vcard' }
+    t.equal((await b.dav('PUT', '/dav/addressbooks/contacts/grandma.vcf', VCARD('grandma-uid', 'Grandma'), VCF)).status, 201)
+    const doctor = (await b.json('POST', '/api/v1/contacts', { display_name: 'Doctor' })).body.data
+    const friend = (await kid.json('POST', '/api/v1/contacts', { display_name: 'Kid’s friend' })).body.data
+    await b.json('POST', '/api/v1/shares', { kind: 'addressbook', with: kid.userId, access: 'write' })
+    await b.json('POST', '/api/v1/shares', { kind: 'addressbook', with: robin.userId, access: 'read' })
+    const book = `/dav/addressbooks/shared-${doctor.owner_id}-contacts/`
+    const card = GROUP_VCARD('Family', ['grandma-uid', doctor.id, friend.id])
+
+    const before = tokenOf((await b.dav('REPORT', '/dav/addressbooks/contacts/', SYNC())).body)
+    const put = await kid.dav('PUT', `${book}family.vcf`, card, { ...VCF, 'if-none-match': '*' })
+    t.equal(put.status, 201, 'a write share takes a group card')
+    const synced = await b.dav('REPORT', '/dav/addressbooks/contacts/', SYNC(before))
+    t.equal(hrefs(synced.body).get('/dav/addressbooks/contacts/family.vcf'), 200, 'the owner’s next sync brings it')
+    const grouped = (await b.json('GET', '/api/v1/contacts?group=Family&owner=me')).body.data as Array<{ display_name: string }>
+    t.same(grouped.map((c) => c.display_name).sort(), ['Doctor', 'Grandma'], 'the owner’s contacts it names are in the owner’s group')
+    t.same((await kid.json('GET', `/api/v1/contacts/${friend.id}`)).body.data.groups, [], 'the sharee’s own contact is not')
+
+    const owners = await b.dav('GET', '/dav/addressbooks/contacts/family.vcf')
+    t.equal(owners.status, 200, 'the owner reads it in their own address book')
+    t.equal(owners.body, card, 'as it was written')
+    t.equal(owners.headers.etag, put.headers.etag)
+    for (const [who, member] of [
+      ['the writer', kid],
+      ['a read sharee', robin],
+    ] as const) {
+      const got = await member.dav('GET', `${book}family.vcf`)
+      t.equal(got.status, 200, `${who} reads it in the shared address book`)
+      t.match(got.body, 'X-ADDRESSBOOKSERVER-KIND:group')
+      const listing = await member.dav('PROPFIND', book, PROPFIND('d:getetag'), { depth: '1' })
+      t.equal(hrefs(listing.body).get(`${book}family.vcf`), 200, `${who} finds it listed`)
+    }
+    t.equal((await kid.dav('GET', '/dav/addressbooks/contacts/family.vcf')).status, 404, 'not in the writer’s own address book')
+
+    const refused = await robin.dav('PUT', `${book}friends.vcf`, GROUP_VCARD('Friends', [doctor.id]), VCF)
+    t.equal(refused.status, 403, 'a read share refuses a group card')
+    t.match(refused.body, '<d:need-privileges>')
+    const changed = await robin.dav('PUT', `${book}family.vcf`, GROUP_VCARD('Family', []), VCF)
+    t.equal(changed.status, 403, 'and a change of one')
+    t.equal((await b.json('GET', '/api/v1/contacts?group=Family&owner=me')).body.meta.total, 2, 'nothing stored')
+    t.equal((await b.json('GET', '/api/v1/contacts?group=Friends')).body.meta.total, 0)
+
+    const fewer = await kid.dav('PUT', `${book}family.vcf`, GROUP_VCARD('Family', ['grandma-uid']), {
+      ...VCF,
+      'if-match': put.headers.etag as string,
+    })
+    t.equal(fewer.status, 204, 'the writer changes it')
+    t.same((await b.json('GET', `/api/v1/contacts/${doctor.id}`)).body.data.groups, [], 'a contact no longer named leaves the group')
+    t.equal((await kid.dav('DELETE', `${book}family.vcf`)).status, 204, 'and deletes it')
+    t.equal((await b.json('GET', '/api/v1/contacts?group=Family')).body.meta.total, 0, 'nobody is in the group any more')
+    t.equal((await b.dav('GET', '/dav/addressbooks/contacts/family.vcf')).status, 404)
+  },
+)

@@ -11,7 +11,8 @@ import imip from '../index.js'
  * them a METHOD:REQUEST message that Debian's python3-icalendar reads (ORGANIZER, ATTENDEE, UID,
  * SEQUENCE); an update sends a greater SEQUENCE, taking someone off or cancelling sends
  * METHOD:CANCEL; members get no email; past 100 messages a day nothing more is sent and the
- * event is saved all the same.
+ * event is saved all the same. A member writing another's shared calendar sends in the owner's
+ * name but is named (ORGANIZER;SENT-BY, Reply-To) and spends their own daily allowance.
  */
 
 const PYTHON = '/usr/bin/python3'
@@ -33,6 +34,8 @@ print(json.dumps({
   'uid': str(ev.get('UID')),
   'sequence': int(ev.get('SEQUENCE')),
   'organizer': str(ev.get('ORGANIZER')),
+  'sent_by': ev.get('ORGANIZER').params.get('SENT-BY'),
+  'reply_to': msg['Reply-To'],
   'attendees': [[str(a), a.params.get('PARTSTAT')] for a in att],
   'summary': str(ev.get('SUMMARY')),
   'status': str(ev.get('STATUS')) if ev.get('STATUS') else None,
@@ -44,6 +47,11 @@ const read = (raw: string) => {
   if (r.status !== 0) throw new Error(r.stderr)
   return JSON.parse(r.stdout)
 }
+
+/** `n` addresses outside the household. */
+const guests = (n: number) => Array.from({ length: n }, (_, i) => ({ email: `guest${i}@elsewhere.test` }))
+/** Long enough for a message that would be sent to have reached the sink. */
+const settle = () => new Promise((r) => setTimeout(r, 300))
 
 async function until(what: () => boolean, label: string) {
   for (let i = 0; i < 400 && !what(); i++) await new Promise((r) => setTimeout(r, 25))
@@ -107,12 +115,11 @@ t.test('at most 100 invitation emails a member a day; the event is saved all the
   const smtp = await smtpSink(t)
   const { members } = await household(t, { size: 1, plugins: [records, digest, imip], env: { HEARTH_SMTP_URL: smtp.url } })
   const [parent] = members
-  const attendees = Array.from({ length: 101 }, (_, i) => ({ email: `guest${i}@elsewhere.test` }))
-  const made = await parent.call('POST', '/events', { title: 'Big party', start_at: '2026-12-31T20:00:00Z', attendees })
+  const made = await parent.call('POST', '/events', { title: 'Big party', start_at: '2026-12-31T20:00:00Z', attendees: guests(101) })
   t.equal(made.status, 201, 'saved')
   t.equal(made.body.data.attendees.length, 101)
   await until(() => smtp.messages.length === 100, '100 messages')
-  await new Promise((r) => setTimeout(r, 300))
+  await settle()
   t.equal(smtp.messages.length, 100, 'the 101st is not sent')
   // The counter is kept: a new event today sends nothing more.
   await parent.call('POST', '/events', {
@@ -120,6 +127,58 @@ t.test('at most 100 invitation emails a member a day; the event is saved all the
     start_at: '2026-12-30T20:00:00Z',
     attendees: [{ email: 'late@elsewhere.test' }],
   })
-  await new Promise((r) => setTimeout(r, 300))
+  await settle()
   t.equal(smtp.messages.length, 100, 'nor later that day')
+})
+
+t.test('a write-sharee’s change is mailed as the owner’s event SENT-BY the sharee, from the sharee’s allowance', { skip }, async (t) => {
+  const smtp = await smtpSink(t)
+  const { members } = await household(t, { size: 2, plugins: [records, digest, imip], env: { HEARTH_SMTP_URL: smtp.url } })
+  const [alex, sam] = members
+  t.equal((await alex.call('POST', '/shares', { kind: 'calendar', name: 'Family', with: sam.id, access: 'write' })).status, 201)
+  const made = await sam.call('POST', '/events', {
+    title: 'Picnic',
+    start_at: '2026-12-05T12:00:00Z',
+    calendar_name: 'Family',
+    owner_id: alex.id,
+    attendees: [{ email: 'friend@elsewhere.test' }],
+  })
+  t.equal(made.status, 201)
+  t.equal(made.body.data.owner_id, alex.id, 'the event is the owner’s')
+  await until(() => smtp.messages.length === 1, 'the invitation')
+  const mail = read(smtp.messages[0]?.raw ?? '')
+  t.match(
+    mail,
+    { method: 'REQUEST', organizer: `mailto:${alex.email}`, sent_by: `mailto:${sam.email}` },
+    'the organizer, sent by the sharee',
+  )
+  t.match(mail.reply_to, sam.email, 'a reply by mail reaches the member who made the change')
+
+  // Sam spends their own allowance on Alex's calendar: 100 messages today, then nothing more from Sam.
+  const party = await sam.call('POST', '/events', {
+    title: 'Party',
+    start_at: '2026-12-31T20:00:00Z',
+    calendar_name: 'Family',
+    owner_id: alex.id,
+    attendees: guests(100),
+  })
+  t.equal(party.status, 201)
+  await until(() => smtp.messages.length === 100, '100 messages')
+  await settle()
+  t.equal(smtp.messages.length, 100, 'the sharee’s 101st message today is not sent')
+  await sam.call('POST', '/events', { title: 'Sam’s own', start_at: '2026-12-20T20:00:00Z', attendees: [{ email: 'late@elsewhere.test' }] })
+  await settle()
+  t.equal(smtp.messages.length, 100, 'nor one for the sharee’s own event')
+
+  // Alex spent none of it.
+  await alex.call('POST', '/events', {
+    title: 'Alex’s own',
+    start_at: '2026-12-21T20:00:00Z',
+    attendees: [{ email: 'aunt@elsewhere.test' }],
+  })
+  await until(() => smtp.messages.length === 101, 'the owner’s invitation')
+  const own = read(smtp.messages[100]?.raw ?? '')
+  t.match(own, { organizer: `mailto:${alex.email}`, summary: 'Alex’s own' })
+  t.equal(own.sent_by, null, 'the owner’s own change names no one else')
+  t.match(own.reply_to, alex.email)
 })
