@@ -22,3 +22,24 @@ export function ftsQuery(text: string): string | null {
   // A word never contains '"', so wrapping it in quotes is always well-formed.
   return words.map((w) => `"${w.slice(0, MAX_WORD_LENGTH)}"*`).join(' ')
 }
+
+/**
+ * The term naming a record's owner in the `owner` column of the full-text indexes: 'u' and the hex
+ * of their id's UTF-8 bytes, as migration 014's triggers write it (`'u' || hex(user_id)`): one
+ * token under unicode61 whatever the id holds (hex case folds like every token).
+ */
+export function ownerTerm(ownerId: string): string {
+  return `u${Buffer.from(ownerId, 'utf8').toString('hex')}`
+}
+
+/**
+ * A search expression: the words, matched outside the owner column (no word reaches an owner term,
+ * whatever it spells), and, given `owners`, ANDed with their terms, so that FTS5 walks the
+ * intersection of the doclists instead of every match in the household.
+ */
+export function ownedMatch(match: string, owners: readonly string[] | null): string {
+  const words = `-{owner} : (${match})`
+  if (owners === null) return words
+  const terms = [...new Set(owners)].sort().map((o) => `"${ownerTerm(o)}"`)
+  return `${words} AND {owner} : (${terms.join(' OR ')})`
+}

@@ -92,7 +92,7 @@ export interface ResourceDefinition {
   singular: string
   /** Columns besides seq, id, user_id, source and the timestamps, in response order. */
   columns: Record<string, ColumnKind>
-  /** FTS5 table and per-column bm25 weights (higher = more relevant). */
+  /** FTS5 table and per-column bm25 weights (higher = more relevant) of its text columns; its last column, `owner`, weighs 0. */
   fts: { table: string; weights: number[] }
   schemas: {
     /** The full record as returned. */

@@ -166,11 +166,11 @@ export class RecordAccess {
    */
   view(caller: string, def: ResourceDefinition, own = false): ListView {
     const mine: SqlClause = { sql: 't.user_id = ?', params: [caller], state: {} }
-    if (own || !def.sharing) return { userId: caller, scope: mine }
+    if (own || !def.sharing) return { userId: caller, scope: mine, owners: [caller] }
     const grants = this.grants(caller, def.sharing.kind)
     const email = def.invitations ? this.emailOf(caller) : null
     const invited = email !== null && this.q.invited.get(email) !== undefined
-    if (grants.length === 0 && !invited) return { userId: caller, scope: mine }
+    if (grants.length === 0 && !invited) return { userId: caller, scope: mine, owners: [caller] }
     const column = def.sharing.column
     const granted = new Set(grants.map((g) => `${g.owner}\u0000${column === null ? '' : g.target}`))
     const visible = (r: ApiRecord) =>
@@ -191,7 +191,9 @@ export class RecordAccess {
       terms.push('t.id IN (SELECT event_id FROM records_invitations WHERE email = ?)')
       params.push(email)
     }
-    return { userId: caller, scope: { sql: `(${terms.join(' OR ')})`, params }, visible }
+    // An invitation may come from any member: those who invite the caller, from the same index.
+    const owners = [caller, ...byOwner.keys(), ...(invited && email !== null ? this.q.invitingOwners.all(email) : [])]
+    return { userId: caller, scope: { sql: `(${terms.join(' OR ')})`, params }, visible, owners }
   }
 
   /** Everyone who may read `record` now: its owner, then the members its collection is shared with. */

@@ -1,7 +1,10 @@
-import { compileCheck } from '../../../core/validation.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { migrate, readMigrations } from '../../../core/db/migrate.js'
 import { openDatabase } from '../../../core/db/sqlite.js'
+import { compileCheck } from '../../../core/validation.js'
 import { RANK_LIMIT } from '../engine/list.js'
 import { createRecordsService } from '../service.js'
 import { bench } from './records-app.js'
@@ -186,4 +189,54 @@ t.test('a word matching more than RANK_LIMIT records is ordered by the default s
     ['common word 5009', 'common word 5008', 'common word 5007'],
     'newest first, as the default sort says',
   )
+})
+
+t.test('upgrading indexes every existing record under its owner', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-fts-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const db = openDatabase(join(dir, 'hearth.db'))
+  t.teardown(() => db.close())
+  migrate(db, 'core', readMigrations(new URL('../../../core/auth/migrations/', import.meta.url)))
+  const all = readMigrations(new URL('../migrations/', import.meta.url))
+  const before = migrate(
+    db,
+    'records',
+    all.filter((m) => m.version < 14),
+  )
+  t.equal(before.at(-1), 13)
+  // Any id, not only a UUID, names one owner: the index holds the hex of its bytes.
+  const owners = ['3f0c-ü', 'b"{owner}']
+  const user = db.prepare(
+    `INSERT INTO users (id, email, password_hash, role, password_changed_at, created_at, updated_at) VALUES (?, ?, 'x', 'user', 0, 'a', 'a')`,
+  )
+  for (const [i, id] of owners.entries()) {
+    user.run(id, `m${i}@example.test`)
+    for (let n = 0; n < 3 + i; n++) {
+      const key = `${i}-${n}`
+      db.prepare(`INSERT INTO notes (id, user_id, title, content, created_at, updated_at) VALUES (?, ?, 'Quarterly', 'x', 'a', 'a')`).run(
+        `n${key}`,
+        id,
+      )
+      db.prepare(
+        `INSERT INTO contacts (id, user_id, display_name, company, created_at, updated_at) VALUES (?, ?, 'A', 'Quarterly', 'a', 'a')`,
+      ).run(`c${key}`, id)
+      db.prepare(`INSERT INTO events (id, user_id, title, start_at, created_at, updated_at) VALUES (?, ?, 'Quarterly', 'b', 'a', 'a')`).run(
+        `e${key}`,
+        id,
+      )
+      db.prepare(`INSERT INTO tasks (id, user_id, title, created_at, updated_at) VALUES (?, ?, 'Quarterly', 'a', 'a')`).run(`t${key}`, id)
+    }
+  }
+  t.same(migrate(db, 'records', all), [14])
+  const service = createRecordsService({ validator: compileCheck, db, events: { emit: () => undefined as never }, now: () => Date.now() })
+  for (const resource of ['notes', 'contacts', 'events', 'tasks'] as const) {
+    for (const [i, id] of owners.entries()) {
+      const page = service.list(id, resource, { search: 'quarterly', limit: 100 })
+      t.equal(page.total, 3 + i, `${resource}: each owner finds their own`)
+      t.ok(
+        page.items.every((r) => r.owner_id === id),
+        `${resource}: and only theirs`,
+      )
+    }
+  }
 })
