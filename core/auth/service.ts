@@ -8,7 +8,7 @@ import { randomToken, sha256 } from './hash.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js'
 import { MFA_METHODS, type MfaChallenges } from './mfa-challenges.js'
 import type { SecondFactor } from './second-factor.js'
-import type { SignInThrottle } from './sign-in-throttle.js'
+import type { SignInAttempt, SignInThrottle } from './sign-in-throttle.js'
 import type { ClientInfo, Tokens } from './tokens.js'
 import type { UserRow, Users } from './users.js'
 import { preparedOnUse } from '../db/prepared-on-use.js'
@@ -76,14 +76,14 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** The tokens, or, when the user turned two-factor sign-in on, a challenge the second step answers with a code. */
     async login(input: { email: string; password: string }, client: ClientInfo & { address: string }) {
-      deps.signIns.check(input.email, client.address, 'Too many failed logins; try again later')
+      const attempt = deps.signIns.begin(input.email, client.address, 'Too many failed logins; try again later')
       const user = users.byEmail(input.email)
       const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH)
       if (!user || !ok || user.disabled) {
-        deps.signIns.failed(input.email, client.address)
+        attempt.failed()
         throw new HttpError('UNAUTHORIZED', 'Invalid email or password')
       }
-      deps.signIns.succeeded(input.email, client.address)
+      attempt.succeeded()
       if (deps.secondFactor.enabled(user.id))
         return { mfa_required: true as const, mfa_token: deps.challenges.issue(user.id), methods: [...MFA_METHODS] }
       return session(user, client)
@@ -95,14 +95,14 @@ export function createAuthService(deps: AuthServiceDeps) {
      */
     async loginMfa(input: { mfa_token: string; code: string }, client: ClientInfo & { address: string }) {
       const userId = deps.challenges.userOf(input.mfa_token)
-      deps.mfaThrottle.check(userId ?? '', client.address, 'Too many wrong sign-in codes; try again later')
+      const attempt = deps.mfaThrottle.begin(userId ?? '', client.address, 'Too many wrong sign-in codes; try again later')
       const user = userId ? users.get(userId) : undefined
       if (!user || user.disabled || !deps.secondFactor.verify(user.id, input.code)) {
-        deps.mfaThrottle.failed(userId ?? '', client.address)
+        attempt.failed()
         deps.challenges.failed(input.mfa_token)
         throw wrongCode()
       }
-      deps.mfaThrottle.succeeded(user.id, client.address)
+      attempt.succeeded()
       deps.challenges.spend(input.mfa_token)
       return session(user, client)
     },
@@ -133,14 +133,22 @@ export function createAuthService(deps: AuthServiceDeps) {
       // of the user's own, so a stolen session on many addresses cannot guess it.
       const email = user?.email ?? userId
       const tooMany = 'Too many wrong passwords; try again later'
-      deps.signIns.check(email, client.address, tooMany)
-      deps.passwordChecks.check(userId, client.address, tooMany)
+      const signIn = deps.signIns.begin(email, client.address, tooMany)
+      let check: SignInAttempt
+      try {
+        check = deps.passwordChecks.begin(userId, client.address, tooMany)
+      } catch (err) {
+        // Refused before any password was looked at: not a failed sign-in of this client.
+        signIn.cancel()
+        throw err
+      }
       if (!user || !(await verifyPassword(current, user.password_hash))) {
-        deps.signIns.failed(email, client.address)
-        deps.passwordChecks.failed(userId, client.address)
+        signIn.failed()
+        check.failed()
         throw new HttpError('VALIDATION_ERROR', 'Current password is wrong', { field: 'current_password', constraint: 'match' })
       }
-      deps.signIns.succeeded(email, client.address)
+      signIn.succeeded()
+      check.cancel()
       users.setPassword(userId, await hashPassword(next))
       tokens.revokeAllForUser(userId)
       return session(users.get(userId) as UserRow, client)
