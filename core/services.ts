@@ -53,7 +53,10 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const metrics = createMetrics({ db, dbPath: databasePath(config.dataDir), hal })
   const users = createUsers(db, config.tier)
   const apiKeys = createApiKeys(db)
-  const tokens = createTokens(db, config.jwtSecret)
+  // A session signed out (logout, its revocation, a password change...) closes its live connections at once.
+  const tokens = createTokens(db, config.jwtSecret, (userId, sessionId) =>
+    events.emit('session.ended', { userId, ...(sessionId ? { id: sessionId } : {}), data: { id: sessionId } }),
+  )
   const callers = createCallers(users)
   const resolveCaller = createCallerResolver({ systemToken: config.systemToken, users, apiKeys, tokens, callers })
   const authenticate = authenticateWith(resolveCaller)
