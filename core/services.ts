@@ -75,10 +75,12 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     onAccountBlocked: (userId) =>
       log.warn({ userId }, 'too many wrong second-factor codes for this account: its code step is refused for 15 minutes'),
   })
+  const appPasswords = createAppPasswords({ apiKeys, events })
   const authService = createAuthService({
     db,
     users,
     tokens,
+    appPasswords,
     log,
     events,
     signIns,
@@ -155,7 +157,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     authService,
     accounts: createAccounts({ users, apiKeys, tokens, events }),
     twoFactor: createTwoFactor({ users, tokens, secondFactor, mfaThrottle }),
-    appPasswords: createAppPasswords({ apiKeys, events }),
+    appPasswords,
     passkeys,
     secondFactor,
     secrets,

@@ -8,6 +8,7 @@ import { randomToken, sha256 } from './hash.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js'
 import { MFA_METHODS, type MfaChallenges } from './mfa-challenges.js'
 import type { SecondFactor } from './second-factor.js'
+import type { AppPasswords } from './app-passwords.js'
 import type { SignInAttempt, SignInThrottle } from './sign-in-throttle.js'
 import type { ClientInfo, Tokens } from './tokens.js'
 import type { UserRow, Users } from './users.js'
@@ -32,6 +33,8 @@ export interface AuthServiceDeps {
   mfaThrottle: SignInThrottle
   /** Wrong current passwords at a password change, per user across all clients (besides signIns). */
   passwordChecks: SignInThrottle
+  /** The devices' app passwords: a new password ends them with the sessions. */
+  appPasswords: Pick<AppPasswords, 'revokeAll'>
   /** Sends a password-reset token; resolves false when no mailer is configured. */
   deliverReset: (email: string, token: string) => Promise<boolean>
 }
@@ -55,6 +58,18 @@ export function createAuthService(deps: AuthServiceDeps) {
     findReset: 'SELECT * FROM password_resets WHERE token_hash = ? AND used_at IS NULL AND expires_at >= ?',
     useReset: 'UPDATE password_resets SET used_at = ? WHERE id = ? AND used_at IS NULL',
   })
+
+  /**
+   * What a new password ends: every session, and every app password. A member changes the password
+   * when something may have leaked, and an app password is what a stolen session makes to keep a way
+   * in (one request, no expiry, calendars and contacts read and written): it must not outlive the
+   * change. Devices are added again with new ones. API keys stay: they are made by admins for agents
+   * and services, listed in GET /admin/api-keys, and revoked there one by one.
+   */
+  const signOutEverywhere = (userId: string) => {
+    tokens.revokeAllForUser(userId)
+    deps.appPasswords.revokeAll(userId)
+  }
 
   const ensureEmailFree = (email: string) => {
     if (users.byEmail(email)) throw new HttpError('CONFLICT', 'A user with this email already exists', { field: 'email' })
@@ -123,7 +138,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       tokens.revoke(refreshToken)
     },
 
-    /** A new password: every session of the user ends (access tokens included); the answer is the caller's new session. */
+    /**
+     * A new password: every session of the user ends (access tokens included), and every app password;
+     * the answer is the caller's new session.
+     */
     async changePassword(userId: string, current: string, next: string, client: ClientInfo & { address: string; signedIn?: boolean }) {
       const user = users.get(userId)
       // The answer is a new session: past a second factor only for a caller already signed in as the user.
@@ -150,7 +168,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       signIn.succeeded()
       check.cancel()
       users.setPassword(userId, await hashPassword(next))
-      tokens.revokeAllForUser(userId)
+      signOutEverywhere(userId)
       return session(users.get(userId) as UserRow, client)
     },
 
@@ -205,7 +223,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (q.useReset.run(nowS(), reset.id).changes === 0)
           throw new HttpError('VALIDATION_ERROR', 'Reset token is invalid or expired', { field: 'token', constraint: 'valid' })
         users.setPassword(reset.user_id, passwordHash)
-        tokens.revokeAllForUser(reset.user_id)
+        signOutEverywhere(reset.user_id)
       })()
     },
   }

@@ -1,5 +1,6 @@
 import { type Actor, createAccounts } from '../../core/auth/accounts.js'
 import { createApiKeys } from '../../core/auth/api-keys.js'
+import { createAppPasswords } from '../../core/auth/app-passwords.js'
 import { createMfaChallenges } from '../../core/auth/mfa-challenges.js'
 import { createSecondFactor } from '../../core/auth/second-factor.js'
 import { createAuthService } from '../../core/auth/service.js'
@@ -19,10 +20,12 @@ export function coreServices(db: Db, config: CoreConfig) {
   const tokens = createTokens(db, config.jwtSecret)
   const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never
   const secondFactor = createSecondFactor({ db, box: createSecretBox(config.encryptionKey), now: Date.now })
+  const apiKeys = createApiKeys(db)
   const auth = createAuthService({
     db,
     users,
     tokens,
+    appPasswords: createAppPasswords({ apiKeys, events: createEventBus(() => {}) }),
     log: silent,
     events: createEventBus(() => {}),
     signIns: createSignInThrottle({ failLimit: config.loginFailLimit }),
@@ -32,7 +35,6 @@ export function coreServices(db: Db, config: CoreConfig) {
     passwordChecks: createSignInThrottle({ failLimit: config.loginFailLimit, accountFactor: 1 }),
     deliverReset: async () => false,
   })
-  const apiKeys = createApiKeys(db)
   const accounts = createAccounts({ users, apiKeys, tokens, events: createEventBus(() => {}) })
   return { users, tokens, auth, apiKeys, accounts, secondFactor, operator: () => operator(users) }
 }

@@ -53,7 +53,7 @@ export async function recoveryRoutes(app: PluginInstance, { service, throttled }
       onRequest: throttled('reset'),
       schema: {
         summary: 'Set a new password with a reset token',
-        description: 'Every session of the user is signed out.',
+        description: 'Every session of the user is signed out and every app password ends.',
         body: ResetBody,
         response: { 200: Ok },
       },

@@ -111,7 +111,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, passk
         schema: {
           summary,
           description:
-            'Every other session of the user is signed out; the answer carries new tokens. With two-factor sign-in on, only a signed-in session of the user may (403 for keys and the system token): the answer would otherwise be a session that skipped the second factor.',
+            'Every other session of the user is signed out and every app password ends (devices are added again); the answer carries new tokens. With two-factor sign-in on, only a signed-in session of the user may (403 for keys and the system token): the answer would otherwise be a session that skipped the second factor.',
           body: ChangePasswordBody,
           response: { 200: Single(Session) },
         },
