@@ -44,8 +44,9 @@ export function createAuthService(deps: AuthServiceDeps) {
   const { db, users, tokens } = deps
   const nowS = () => Math.floor(Date.now() / 1000)
 
-  const session = async (user: UserRow, client: ClientInfo = {}) => ({
-    ...(await tokens.issue(user, undefined, client)),
+  /** New tokens for the user: a new session, or the next tokens of `continuing` (a session's id). */
+  const session = async (user: UserRow, client: ClientInfo = {}, continuing?: string) => ({
+    ...(await tokens.issue(user, continuing, client)),
     user: users.toPublic(user),
   })
   const wrongCode = () => new HttpError('UNAUTHORIZED', 'Invalid or expired sign-in code')
@@ -140,9 +141,14 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /**
      * A new password: every session of the user ends (access tokens included), and every app password;
-     * the answer is the caller's new session.
+     * the answer is new tokens for the caller's session.
      */
-    async changePassword(userId: string, current: string, next: string, client: ClientInfo & { address: string; signedIn?: boolean }) {
+    async changePassword(
+      userId: string,
+      current: string,
+      next: string,
+      client: ClientInfo & { address: string; signedIn?: boolean; sessionId?: string | undefined },
+    ) {
       const user = users.get(userId)
       // The answer is a new session: past a second factor only for a caller already signed in as the user.
       if (user && !client.signedIn && deps.secondFactor.enabled(userId))
@@ -169,7 +175,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       check.cancel()
       users.setPassword(userId, await hashPassword(next))
       signOutEverywhere(userId)
-      return session(users.get(userId) as UserRow, client)
+      // The caller's session goes on with the new tokens, not a new one: knowing the password is not a
+      // sign-in (it skips the second factor), so what asks for a recent sign-in (adding a passkey, a way
+      // in that outlives the password) still sees when this session really signed in.
+      return session(users.get(userId) as UserRow, client, client.sessionId)
     },
 
     invite(input: { email: string; role: Exclude<Role, 'owner'> }, invitedBy: string | null) {

@@ -174,8 +174,9 @@ export function createTokens(
     },
     /** Logout: the token's family stops working. */
     revoke(token: string): boolean {
-      const row = q.find.get(sha256(token)) as { family_id: string; user_id: string } | undefined
-      if (!row) return false
+      const row = q.find.get(sha256(token)) as { family_id: string; user_id: string; revoked_at: number | null } | undefined
+      // A token already revoked ends nothing more: its session may have gone on with new tokens (a password change).
+      if (!row || row.revoked_at) return false
       if (q.revokeFamily.run(nowS(), row.family_id).changes > 0) onEnded(row.user_id, row.family_id)
       return true
     },

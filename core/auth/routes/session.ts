@@ -120,6 +120,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, passk
         service.changePassword(req.userId, req.body.current_password, req.body.new_password, {
           ...clientInfo(req),
           signedIn: req.auth.via === 'jwt',
+          sessionId: req.auth.sessionId,
         }),
     )
   }
