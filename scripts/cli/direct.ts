@@ -2,6 +2,7 @@ import { type Actor, createAccounts } from '../../core/auth/accounts.js'
 import { createApiKeys } from '../../core/auth/api-keys.js'
 import { createAppPasswords } from '../../core/auth/app-passwords.js'
 import { createMfaChallenges } from '../../core/auth/mfa-challenges.js'
+import { createPasskeyStore } from '../../core/auth/passkey-store.js'
 import { createSecondFactor } from '../../core/auth/second-factor.js'
 import { createAuthService } from '../../core/auth/service.js'
 import { createSignInThrottle } from '../../core/auth/sign-in-throttle.js'
@@ -36,7 +37,8 @@ export function coreServices(db: Db, config: CoreConfig) {
     deliverReset: async () => false,
   })
   const accounts = createAccounts({ users, apiKeys, tokens, events: createEventBus(() => {}) })
-  return { users, tokens, auth, apiKeys, accounts, secondFactor, operator: () => operator(users) }
+  const passkeys = createPasskeyStore(db)
+  return { users, tokens, auth, apiKeys, accounts, secondFactor, passkeys, operator: () => operator(users) }
 }
 
 /** Runs `direct` on the CLI's own connection (the core's services over it), closed afterwards. */
