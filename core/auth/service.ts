@@ -80,14 +80,14 @@ export function createAuthService(deps: AuthServiceDeps) {
     /** The tokens of a sign-in completed another way (a passkey): the same session a password login opens. */
     session,
 
-    async setup(input: { email: string; password: string; name?: string }) {
+    async setup(input: { email: string; password: string; name?: string }, client: ClientInfo = {}) {
       if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
       const passwordHash = await hashPassword(input.password)
       // Checked again after the await: two concurrent setups must not both create an owner.
       if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
       const user = users.create({ email: input.email, name: input.name ?? null, passwordHash, role: 'owner' })
       deps.events.emit('user.created', { userId: user.id, id: user.id, data: users.toPublic(user) })
-      return session(user)
+      return session(user, client)
     },
 
     /** The tokens, or, when the user turned two-factor sign-in on, a challenge the second step answers with a code. */
@@ -189,7 +189,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       return { token, email: input.email, role: input.role, expires_at: new Date(expires * 1000).toISOString() }
     },
 
-    async register(input: { token: string; password: string; name?: string }) {
+    async register(input: { token: string; password: string; name?: string }, client: ClientInfo = {}) {
       const invite = q.findInvite.get(sha256(input.token), nowS()) as { id: string; email: string; role: Role } | undefined
       if (!invite)
         throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
@@ -201,7 +201,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         return users.create({ email: invite.email, name: input.name ?? null, passwordHash, role: invite.role })
       })()
       deps.events.emit('user.created', { userId: user.id, id: user.id, data: users.toPublic(user) })
-      return session(user)
+      return session(user, client)
     },
 
     /** Creates a reset token for the account; null when no such active account exists. */

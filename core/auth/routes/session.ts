@@ -39,7 +39,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, passk
     },
     async (req, reply) => {
       reply.code(201)
-      return service.setup(req.body)
+      return service.setup(req.body, clientInfo(req))
     },
   )
 
