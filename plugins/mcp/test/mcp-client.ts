@@ -19,6 +19,7 @@ export async function listening(app: TestApp): Promise<string> {
 }
 
 export interface ToolAnswer {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back and asserts its shape itself
   structuredContent?: Record<string, any>
   content: Array<{ type: string; text?: string }>
   isError?: boolean
@@ -30,6 +31,7 @@ export async function call(client: Client, name: string, args: Record<string, un
 }
 
 /** One raw JSON-RPC POST (what the SDK would not send: bad versions, batches, foreign origins). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back and asserts its shape itself
 export async function post(base: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}/api/v1/mcp`, {
     method: 'POST',

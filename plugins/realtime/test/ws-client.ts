@@ -16,6 +16,7 @@ export interface Message {
   at: string
   /** Event messages only: their place in the instance's journal. */
   seq?: number
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back and asserts its shape itself
   data: any
 }
 

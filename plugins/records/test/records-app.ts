@@ -7,6 +7,7 @@ import { addUser, auth, build, owner, recordEvents, type TestApp, type TestConte
  * the bus published, and a `call` that goes through the real HTTP stack.
  */
 export interface Call {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back and asserts its shape itself
   (method: string, path: string, payload?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>
 }
 
