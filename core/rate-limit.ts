@@ -8,6 +8,8 @@ export interface Limiter {
   /** True while the key's budget is spent, without counting. */
   blocked(key: string): { blocked: boolean; retryAfterS: number }
   reset(key: string): void
+  /** Takes back one hit of the current window (an attempt counted when it began that turned out not to fail). */
+  undo(key: string): void
 }
 
 export function createLimiter(opts: { max: number; windowMs: number; now?: () => number }): Limiter {
@@ -40,6 +42,10 @@ export function createLimiter(opts: { max: number; windowMs: number; now?: () =>
     },
     reset(key) {
       windows.delete(key)
+    },
+    undo(key) {
+      const w = current(key, now())
+      if (w && w.count > 0) w.count--
     },
   }
 }

@@ -53,7 +53,10 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
   const metrics = createMetrics({ db, dbPath: databasePath(config.dataDir), hal })
   const users = createUsers(db, config.tier)
   const apiKeys = createApiKeys(db)
-  const tokens = createTokens(db, config.jwtSecret)
+  // A session signed out (logout, its revocation, a password change...) closes its live connections at once.
+  const tokens = createTokens(db, config.jwtSecret, (userId, sessionId) =>
+    events.emit('session.ended', { userId, ...(sessionId ? { id: sessionId } : {}), data: { id: sessionId } }),
+  )
   const callers = createCallers(users)
   const resolveCaller = createCallerResolver({ systemToken: config.systemToken, users, apiKeys, tokens, callers })
   const authenticate = authenticateWith(resolveCaller)
@@ -72,10 +75,12 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     onAccountBlocked: (userId) =>
       log.warn({ userId }, 'too many wrong second-factor codes for this account: its code step is refused for 15 minutes'),
   })
+  const appPasswords = createAppPasswords({ apiKeys, events })
   const authService = createAuthService({
     db,
     users,
     tokens,
+    appPasswords,
     log,
     events,
     signIns,
@@ -152,7 +157,7 @@ export function createServices(config: CoreConfig, sources: ConfigSources, log: 
     authService,
     accounts: createAccounts({ users, apiKeys, tokens, events }),
     twoFactor: createTwoFactor({ users, tokens, secondFactor, mfaThrottle }),
-    appPasswords: createAppPasswords({ apiKeys, events }),
+    appPasswords,
     passkeys,
     secondFactor,
     secrets,

@@ -25,6 +25,12 @@ export function createAppPasswords(deps: { apiKeys: ApiKeys; events: EventBus })
     if (!row || row.user_id !== userId || row.scope !== 'dav' || row.revoked_at) throw new HttpError('NOT_FOUND', 'App password not found')
     return row
   }
+  const end = (userId: string, id: string): ApiKeyRow => {
+    apiKeys.revoke(id)
+    const revoked = apiKeys.get(id) as ApiKeyRow
+    deps.events.emit('api_key.revoked', { userId, id, data: publicKey(revoked) })
+    return revoked
+  }
 
   return {
     create(userId: string, name: string) {
@@ -34,10 +40,13 @@ export function createAppPasswords(deps: { apiKeys: ApiKeys; events: EventBus })
     list: (userId: string) => apiKeys.list({ userId, scope: 'dav' }).map(publicAppPassword),
     revoke(userId: string, id: string) {
       own(userId, id)
-      apiKeys.revoke(id)
-      const revoked = apiKeys.get(id) as ApiKeyRow
-      deps.events.emit('api_key.revoked', { userId, id, data: publicKey(revoked) })
-      return publicAppPassword(revoked)
+      return publicAppPassword(end(userId, id))
+    },
+    /** Every app password of the user ends (a new password: see the auth service); answers how many. */
+    revokeAll(userId: string): number {
+      const ids = apiKeys.list({ userId, scope: 'dav' }).map((row) => row.id)
+      for (const id of ids) end(userId, id)
+      return ids.length
     },
   }
 }

@@ -25,14 +25,14 @@ export function createBasicAuth(deps: { users: Users; apiKeys: ApiKeys; signIns:
     const colon = decoded.indexOf(':')
     const email = colon > 0 ? decoded.slice(0, colon).trim().toLowerCase() : ''
     const password = colon > 0 ? decoded.slice(colon + 1) : ''
-    deps.signIns.check(email, client, 'Too many failed sign-ins; try again later')
+    const attempt = deps.signIns.begin(email, client, 'Too many failed sign-ins; try again later')
     const key = password ? deps.apiKeys.lookup(password) : undefined
     const user = key ? deps.users.get(key.user_id) : undefined
     if (!key || key.scope !== scope || !user || user.disabled || user.email.toLowerCase() !== email) {
-      deps.signIns.failed(email, client)
+      attempt.failed()
       throw refuse()
     }
-    deps.signIns.succeeded(email, client)
+    attempt.succeeded()
     return deps.callers.key(key, undefined)
   }
 }

@@ -174,9 +174,9 @@ export function createPasskeys<S>(deps: {
       const row = store.byCredentialId(response.id)
       const owner = row ? users.get(row.user_id) : undefined
       const account = owner?.email ?? ''
-      deps.signIns.check(account, arrival.address, 'Too many failed sign-ins; try again later')
+      const attempt = deps.signIns.begin(account, arrival.address, 'Too many failed sign-ins; try again later')
       const fail = (why: string) => {
-        deps.signIns.failed(account, arrival.address)
+        attempt.failed()
         deps.log.info({ reason: why, userId: owner?.id }, 'passkey sign-in refused')
         return new HttpError('UNAUTHORIZED', 'The passkey could not be verified')
       }
@@ -201,7 +201,7 @@ export function createPasskeys<S>(deps: {
       const info = verified.authenticationInfo
       // A counter that did not move on: a copy of the authenticator, or the same answer twice at once.
       if (!store.used(row, info.newCounter, info.credentialBackedUp)) throw fail('the signature counter did not move on')
-      deps.signIns.succeeded(account, arrival.address)
+      attempt.succeeded()
       return deps.session(owner, arrival)
     },
 

@@ -8,7 +8,8 @@ import { randomToken, sha256 } from './hash.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js'
 import { MFA_METHODS, type MfaChallenges } from './mfa-challenges.js'
 import type { SecondFactor } from './second-factor.js'
-import type { SignInThrottle } from './sign-in-throttle.js'
+import type { AppPasswords } from './app-passwords.js'
+import type { SignInAttempt, SignInThrottle } from './sign-in-throttle.js'
 import type { ClientInfo, Tokens } from './tokens.js'
 import type { UserRow, Users } from './users.js'
 import { preparedOnUse } from '../db/prepared-on-use.js'
@@ -32,6 +33,8 @@ export interface AuthServiceDeps {
   mfaThrottle: SignInThrottle
   /** Wrong current passwords at a password change, per user across all clients (besides signIns). */
   passwordChecks: SignInThrottle
+  /** The devices' app passwords: a new password ends them with the sessions. */
+  appPasswords: Pick<AppPasswords, 'revokeAll'>
   /** Sends a password-reset token; resolves false when no mailer is configured. */
   deliverReset: (email: string, token: string) => Promise<boolean>
 }
@@ -41,8 +44,9 @@ export function createAuthService(deps: AuthServiceDeps) {
   const { db, users, tokens } = deps
   const nowS = () => Math.floor(Date.now() / 1000)
 
-  const session = async (user: UserRow, client: ClientInfo = {}) => ({
-    ...(await tokens.issue(user, undefined, client)),
+  /** New tokens for the user: a new session, or the next tokens of `continuing` (a session's id). */
+  const session = async (user: UserRow, client: ClientInfo = {}, continuing?: string) => ({
+    ...(await tokens.issue(user, continuing, client)),
     user: users.toPublic(user),
   })
   const wrongCode = () => new HttpError('UNAUTHORIZED', 'Invalid or expired sign-in code')
@@ -56,6 +60,18 @@ export function createAuthService(deps: AuthServiceDeps) {
     useReset: 'UPDATE password_resets SET used_at = ? WHERE id = ? AND used_at IS NULL',
   })
 
+  /**
+   * What a new password ends: every session, and every app password. A member changes the password
+   * when something may have leaked, and an app password is what a stolen session makes to keep a way
+   * in (one request, no expiry, calendars and contacts read and written): it must not outlive the
+   * change. Devices are added again with new ones. API keys stay: they are made by admins for agents
+   * and services, listed in GET /admin/api-keys, and revoked there one by one.
+   */
+  const signOutEverywhere = (userId: string) => {
+    tokens.revokeAllForUser(userId)
+    deps.appPasswords.revokeAll(userId)
+  }
+
   const ensureEmailFree = (email: string) => {
     if (users.byEmail(email)) throw new HttpError('CONFLICT', 'A user with this email already exists', { field: 'email' })
   }
@@ -64,26 +80,26 @@ export function createAuthService(deps: AuthServiceDeps) {
     /** The tokens of a sign-in completed another way (a passkey): the same session a password login opens. */
     session,
 
-    async setup(input: { email: string; password: string; name?: string }) {
+    async setup(input: { email: string; password: string; name?: string }, client: ClientInfo = {}) {
       if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
       const passwordHash = await hashPassword(input.password)
       // Checked again after the await: two concurrent setups must not both create an owner.
       if (users.count() > 0) throw new HttpError('CONFLICT', 'Setup is already complete')
       const user = users.create({ email: input.email, name: input.name ?? null, passwordHash, role: 'owner' })
       deps.events.emit('user.created', { userId: user.id, id: user.id, data: users.toPublic(user) })
-      return session(user)
+      return session(user, client)
     },
 
     /** The tokens, or, when the user turned two-factor sign-in on, a challenge the second step answers with a code. */
     async login(input: { email: string; password: string }, client: ClientInfo & { address: string }) {
-      deps.signIns.check(input.email, client.address, 'Too many failed logins; try again later')
+      const attempt = deps.signIns.begin(input.email, client.address, 'Too many failed logins; try again later')
       const user = users.byEmail(input.email)
       const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH)
       if (!user || !ok || user.disabled) {
-        deps.signIns.failed(input.email, client.address)
+        attempt.failed()
         throw new HttpError('UNAUTHORIZED', 'Invalid email or password')
       }
-      deps.signIns.succeeded(input.email, client.address)
+      attempt.succeeded()
       if (deps.secondFactor.enabled(user.id))
         return { mfa_required: true as const, mfa_token: deps.challenges.issue(user.id), methods: [...MFA_METHODS] }
       return session(user, client)
@@ -95,14 +111,14 @@ export function createAuthService(deps: AuthServiceDeps) {
      */
     async loginMfa(input: { mfa_token: string; code: string }, client: ClientInfo & { address: string }) {
       const userId = deps.challenges.userOf(input.mfa_token)
-      deps.mfaThrottle.check(userId ?? '', client.address, 'Too many wrong sign-in codes; try again later')
+      const attempt = deps.mfaThrottle.begin(userId ?? '', client.address, 'Too many wrong sign-in codes; try again later')
       const user = userId ? users.get(userId) : undefined
       if (!user || user.disabled || !deps.secondFactor.verify(user.id, input.code)) {
-        deps.mfaThrottle.failed(userId ?? '', client.address)
+        attempt.failed()
         deps.challenges.failed(input.mfa_token)
         throw wrongCode()
       }
-      deps.mfaThrottle.succeeded(user.id, client.address)
+      attempt.succeeded()
       deps.challenges.spend(input.mfa_token)
       return session(user, client)
     },
@@ -123,8 +139,16 @@ export function createAuthService(deps: AuthServiceDeps) {
       tokens.revoke(refreshToken)
     },
 
-    /** A new password: every session of the user ends (access tokens included); the answer is the caller's new session. */
-    async changePassword(userId: string, current: string, next: string, client: ClientInfo & { address: string; signedIn?: boolean }) {
+    /**
+     * A new password: every session of the user ends (access tokens included), and every app password;
+     * the answer is new tokens for the caller's session.
+     */
+    async changePassword(
+      userId: string,
+      current: string,
+      next: string,
+      client: ClientInfo & { address: string; signedIn?: boolean; sessionId?: string | undefined },
+    ) {
       const user = users.get(userId)
       // The answer is a new session: past a second factor only for a caller already signed in as the user.
       if (user && !client.signedIn && deps.secondFactor.enabled(userId))
@@ -133,17 +157,28 @@ export function createAuthService(deps: AuthServiceDeps) {
       // of the user's own, so a stolen session on many addresses cannot guess it.
       const email = user?.email ?? userId
       const tooMany = 'Too many wrong passwords; try again later'
-      deps.signIns.check(email, client.address, tooMany)
-      deps.passwordChecks.check(userId, client.address, tooMany)
+      const signIn = deps.signIns.begin(email, client.address, tooMany)
+      let check: SignInAttempt
+      try {
+        check = deps.passwordChecks.begin(userId, client.address, tooMany)
+      } catch (err) {
+        // Refused before any password was looked at: not a failed sign-in of this client.
+        signIn.cancel()
+        throw err
+      }
       if (!user || !(await verifyPassword(current, user.password_hash))) {
-        deps.signIns.failed(email, client.address)
-        deps.passwordChecks.failed(userId, client.address)
+        signIn.failed()
+        check.failed()
         throw new HttpError('VALIDATION_ERROR', 'Current password is wrong', { field: 'current_password', constraint: 'match' })
       }
-      deps.signIns.succeeded(email, client.address)
+      signIn.succeeded()
+      check.cancel()
       users.setPassword(userId, await hashPassword(next))
-      tokens.revokeAllForUser(userId)
-      return session(users.get(userId) as UserRow, client)
+      signOutEverywhere(userId)
+      // The caller's session goes on with the new tokens, not a new one: knowing the password is not a
+      // sign-in (it skips the second factor), so what asks for a recent sign-in (adding a passkey, a way
+      // in that outlives the password) still sees when this session really signed in.
+      return session(users.get(userId) as UserRow, client, client.sessionId)
     },
 
     invite(input: { email: string; role: Exclude<Role, 'owner'> }, invitedBy: string | null) {
@@ -154,7 +189,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       return { token, email: input.email, role: input.role, expires_at: new Date(expires * 1000).toISOString() }
     },
 
-    async register(input: { token: string; password: string; name?: string }) {
+    async register(input: { token: string; password: string; name?: string }, client: ClientInfo = {}) {
       const invite = q.findInvite.get(sha256(input.token), nowS()) as { id: string; email: string; role: Role } | undefined
       if (!invite)
         throw new HttpError('VALIDATION_ERROR', 'Invitation token is invalid or expired', { field: 'token', constraint: 'valid' })
@@ -166,7 +201,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         return users.create({ email: invite.email, name: input.name ?? null, passwordHash, role: invite.role })
       })()
       deps.events.emit('user.created', { userId: user.id, id: user.id, data: users.toPublic(user) })
-      return session(user)
+      return session(user, client)
     },
 
     /** Creates a reset token for the account; null when no such active account exists. */
@@ -197,7 +232,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (q.useReset.run(nowS(), reset.id).changes === 0)
           throw new HttpError('VALIDATION_ERROR', 'Reset token is invalid or expired', { field: 'token', constraint: 'valid' })
         users.setPassword(reset.user_id, passwordHash)
-        tokens.revokeAllForUser(reset.user_id)
+        signOutEverywhere(reset.user_id)
       })()
     },
   }

@@ -48,7 +48,15 @@ export type RefreshOutcome =
  * stored as SHA-256 hashes, grouped in families so that presenting an
  * already-rotated token revokes the whole family (reuse detection).
  */
-export function createTokens(db: Db, secret: string) {
+export function createTokens(
+  db: Db,
+  secret: string,
+  /**
+   * Told when sessions of a user end (`sessionId` null: several at once), so that what a session keeps
+   * open beyond its requests (a WebSocket) closes at once instead of at its next re-check.
+   */
+  onEnded: (userId: string, sessionId: string | null) => void = () => {},
+) {
   const key = new TextEncoder().encode(secret)
   const q = preparedOnUse(db, {
     insert: `INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, created_at, client, address, access_hash)
@@ -116,11 +124,16 @@ export function createTokens(db: Db, secret: string) {
     /** The user's sessions still able to refresh, the most recently used first. */
     sessions: (userId: string): SessionRow[] => q.sessions.all(userId, nowS()) as SessionRow[],
     /** Signs one of the user's sessions out; false when it is not theirs or already ended. */
-    revokeSession: (userId: string, familyId: string): boolean => q.revokeOwnFamily.run(nowS(), userId, familyId).changes > 0,
+    revokeSession(userId: string, familyId: string): boolean {
+      const ended = q.revokeOwnFamily.run(nowS(), userId, familyId).changes > 0
+      if (ended) onEnded(userId, familyId)
+      return ended
+    },
     /** Signs out every session of the user but `keep` (the caller's). */
     revokeOthers(userId: string, keep: string | undefined): void {
       if (keep) q.revokeOthers.run(nowS(), userId, keep)
       else q.revokeUser.run(nowS(), userId)
+      onEnded(userId, null)
     },
     async verifyAccess(token: string): Promise<AccessClaims | null> {
       const kept = verified.get(token)
@@ -149,26 +162,27 @@ export function createTokens(db: Db, secret: string) {
         | undefined
       if (!row) return { ok: false, reason: 'unknown' }
       if (row.revoked_at) return { ok: false, reason: 'revoked' }
-      if (row.used_at) {
+      const reused = (): RefreshOutcome => {
         q.revokeFamily.run(nowS(), row.family_id)
+        onEnded(row.user_id, row.family_id)
         return { ok: false, reason: 'reused' }
       }
+      if (row.used_at) return reused()
       if (row.expires_at < nowS()) return { ok: false, reason: 'expired' }
-      if (q.markUsed.run(nowS(), row.id).changes === 0) {
-        q.revokeFamily.run(nowS(), row.family_id)
-        return { ok: false, reason: 'reused' }
-      }
+      if (q.markUsed.run(nowS(), row.id).changes === 0) return reused()
       return { ok: true, userId: row.user_id, familyId: row.family_id }
     },
     /** Logout: the token's family stops working. */
     revoke(token: string): boolean {
-      const row = q.find.get(sha256(token)) as { family_id: string } | undefined
-      if (!row) return false
-      q.revokeFamily.run(nowS(), row.family_id)
+      const row = q.find.get(sha256(token)) as { family_id: string; user_id: string; revoked_at: number | null } | undefined
+      // A token already revoked ends nothing more: its session may have gone on with new tokens (a password change).
+      if (!row || row.revoked_at) return false
+      if (q.revokeFamily.run(nowS(), row.family_id).changes > 0) onEnded(row.user_id, row.family_id)
       return true
     },
     revokeAllForUser(userId: string): void {
       q.revokeUser.run(nowS(), userId)
+      onEnded(userId, null)
     },
     purgeExpired(): void {
       q.purge.run(nowS())

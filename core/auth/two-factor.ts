@@ -1,7 +1,7 @@
 import { HttpError } from '../errors.js'
 import { verifyPassword } from './passwords.js'
 import type { SecondFactor } from './second-factor.js'
-import type { SignInThrottle } from './sign-in-throttle.js'
+import type { SignInAttempt, SignInThrottle } from './sign-in-throttle.js'
 import type { Tokens } from './tokens.js'
 import type { Users } from './users.js'
 
@@ -20,18 +20,22 @@ export function createTwoFactor(deps: { users: Users; tokens: Tokens; secondFact
     if (!row) throw new HttpError('NOT_FOUND', 'User not found')
     return row
   }
-  /** The account's password, checked under the second-factor throttle (a wrong one counts like a wrong code). */
-  const passwordMatches = async (userId: string, password: string, address: string) => {
-    mfaThrottle.check(userId, address, 'Too many wrong codes; try again later')
-    if (await verifyPassword(password, user(userId).password_hash)) return
-    mfaThrottle.failed(userId, address)
+  /**
+   * The account's password, checked under the second-factor throttle (a wrong one counts like a wrong
+   * code). Answers the attempt, still counted, for the step that follows to settle.
+   */
+  const passwordMatches = async (userId: string, password: string, address: string): Promise<SignInAttempt> => {
+    const attempt = mfaThrottle.begin(userId, address, 'Too many wrong codes; try again later')
+    if (await verifyPassword(password, user(userId).password_hash)) return attempt
+    attempt.failed()
     throw wrong('password', 'The password is wrong')
   }
 
   return {
     /** Starts a set-up: the password is asked, so a stolen session alone cannot enrol another app. */
     async setup(userId: string, password: string, address: string) {
-      await passwordMatches(userId, password, address)
+      const attempt = await passwordMatches(userId, password, address)
+      attempt.cancel()
       return secondFactor.begin(userId, user(userId).email)
     },
 
@@ -46,13 +50,19 @@ export function createTwoFactor(deps: { users: Users; tokens: Tokens; secondFact
       address: string,
       sessionId: string | undefined,
     ): Promise<{ recovery_codes: string[] }> {
-      await passwordMatches(userId, password, address)
-      const codes = secondFactor.confirm(userId, code)
+      const attempt = await passwordMatches(userId, password, address)
+      let codes: string[] | false
+      try {
+        codes = secondFactor.confirm(userId, code)
+      } catch (err) {
+        attempt.cancel()
+        throw err
+      }
       if (!codes) {
-        mfaThrottle.failed(userId, address)
+        attempt.failed()
         throw wrong('code', 'The code does not match: check the app and the device clock')
       }
-      mfaThrottle.succeeded(userId, address)
+      attempt.succeeded()
       deps.tokens.revokeOthers(userId, sessionId)
       return { recovery_codes: codes }
     },
@@ -61,13 +71,13 @@ export function createTwoFactor(deps: { users: Users; tokens: Tokens; secondFact
     async disable(userId: string, password: string, code: string, address: string): Promise<void> {
       const row = user(userId)
       if (!secondFactor.enabled(userId)) throw new HttpError('NOT_FOUND', 'Two-factor sign-in is not on')
-      mfaThrottle.check(userId, address, 'Too many wrong codes; try again later')
+      const attempt = mfaThrottle.begin(userId, address, 'Too many wrong codes; try again later')
       const passwordOk = await verifyPassword(password, row.password_hash)
       if (!passwordOk || !secondFactor.verify(userId, code)) {
-        mfaThrottle.failed(userId, address)
+        attempt.failed()
         throw passwordOk ? wrong('code', 'The code does not match') : wrong('password', 'The password is wrong')
       }
-      mfaThrottle.succeeded(userId, address)
+      attempt.succeeded()
       secondFactor.remove(userId)
     },
 

@@ -96,14 +96,14 @@ export function createHub(opts: HubOptions) {
   }
 
   const credentials = new WeakMap<RealtimeClient, Credentials>()
-  // A role change, a disabled user or a revoked key takes effect at once, not at the next ping.
+  // A role change, a disabled user, a revoked key or a session signed out takes effect at once, not at the next ping.
   const recheckUser = (event: HearthEvent) => {
     for (const client of clients) {
       const given = credentials.get(client)
       if (client.auth.userId === event.userId && given) void recheck(client, given)
     }
   }
-  const unsubscribeAccount = [opts.events.on('user.updated', recheckUser), opts.events.on('api_key.revoked', recheckUser)]
+  const unsubscribeAccount = ['user.updated', 'api_key.revoked', 'session.ended'].map((type) => opts.events.on(type, recheckUser))
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       client.heartbeat()

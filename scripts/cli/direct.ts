@@ -1,6 +1,8 @@
 import { type Actor, createAccounts } from '../../core/auth/accounts.js'
 import { createApiKeys } from '../../core/auth/api-keys.js'
+import { createAppPasswords } from '../../core/auth/app-passwords.js'
 import { createMfaChallenges } from '../../core/auth/mfa-challenges.js'
+import { createPasskeyStore } from '../../core/auth/passkey-store.js'
 import { createSecondFactor } from '../../core/auth/second-factor.js'
 import { createAuthService } from '../../core/auth/service.js'
 import { createSignInThrottle } from '../../core/auth/sign-in-throttle.js'
@@ -19,10 +21,12 @@ export function coreServices(db: Db, config: CoreConfig) {
   const tokens = createTokens(db, config.jwtSecret)
   const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never
   const secondFactor = createSecondFactor({ db, box: createSecretBox(config.encryptionKey), now: Date.now })
+  const apiKeys = createApiKeys(db)
   const auth = createAuthService({
     db,
     users,
     tokens,
+    appPasswords: createAppPasswords({ apiKeys, events: createEventBus(() => {}) }),
     log: silent,
     events: createEventBus(() => {}),
     signIns: createSignInThrottle({ failLimit: config.loginFailLimit }),
@@ -32,9 +36,9 @@ export function coreServices(db: Db, config: CoreConfig) {
     passwordChecks: createSignInThrottle({ failLimit: config.loginFailLimit, accountFactor: 1 }),
     deliverReset: async () => false,
   })
-  const apiKeys = createApiKeys(db)
   const accounts = createAccounts({ users, apiKeys, tokens, events: createEventBus(() => {}) })
-  return { users, tokens, auth, apiKeys, accounts, secondFactor, operator: () => operator(users) }
+  const passkeys = createPasskeyStore(db)
+  return { users, tokens, auth, apiKeys, accounts, secondFactor, passkeys, operator: () => operator(users) }
 }
 
 /** Runs `direct` on the CLI's own connection (the core's services over it), closed afterwards. */

@@ -123,19 +123,25 @@ const resetTwoFactor: Command = {
   usage: 'hearth users reset-2fa USER',
   help: `USER is an email or an id. The user's authenticator secret and recovery codes are deleted, so the
 next sign-in asks for the password alone, and every session of the user ends (a lost phone may hold
-one). The user can set two-factor sign-in up again afterwards. Written to the database directly even
-while the daemon runs: the daemon reads the second factor from the database at each sign-in.`,
+one). The user can set two-factor sign-in up again afterwards. Passkeys are kept: each is a way in of
+its own, on a device that asks for its own unlock; the user deletes a lost device's passkey (and its
+app password) once signed in. The count left is printed. Written to the database directly even while
+the daemon runs: the daemon reads the second factor from the database at each sign-in.`,
   minArgs: 1,
   maxArgs: 1,
   async run(args, ctx) {
     const who = args.positionals[0] as string
-    const email = withDb(ctx, ({ users, tokens, secondFactor }) => {
-      const user = findUser(users, who)
-      if (!secondFactor.remove(user.id)) throw new CliError(`${user.email} has no two-factor sign-in`)
-      tokens.revokeAllForUser(user.id)
-      return user.email
+    const { email, passkeys } = withDb(ctx, (s) => {
+      const user = findUser(s.users, who)
+      if (!s.secondFactor.remove(user.id)) throw new CliError(`${user.email} has no two-factor sign-in`)
+      s.tokens.revokeAllForUser(user.id)
+      return { email: user.email, passkeys: s.passkeys.count(user.id) }
     })
     ctx.out(`two-factor sign-in turned off for ${email}; every session of the user ended`)
+    if (passkeys > 0)
+      ctx.out(
+        `${passkeys} passkey${passkeys === 1 ? '' : 's'} kept: a lost device's passkey still needs that device's unlock; the user deletes it once signed in`,
+      )
     return EXIT.OK
   },
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { call, cli, quietEnv, startDaemon, tempDir } from '../cli-process.js'
 import { appCode } from '../totp-reference.js'
+import { SoftAuthenticator } from '../webauthn-authenticator.js'
 
 /** `hearth users reset-2fa` and `hearth app-passwords`, through real CLI processes and a running daemon. */
 const EMAIL = 'owner@admin.test'
@@ -9,12 +10,12 @@ const PASSWORD = 'owner password 1'
 const OWNER = ['setup', '--email', EMAIL, '--password', PASSWORD]
 const login = (base: string) => call(base, 'POST', '/auth/login', undefined, { email: EMAIL, password: PASSWORD })
 
-t.test('users reset-2fa: a member who lost their phone signs in with the password again; their sessions end', async (t) => {
+t.test('users reset-2fa: a member who lost their phone signs in with the password again; their sessions end, passkeys stay', async (t) => {
   const dataDir = join(tempDir(t), 'data')
   const env = quietEnv(dataDir)
   t.equal((await cli(OWNER, env)).code, 0)
   t.equal((await cli(['users', 'reset-2fa', EMAIL], env)).code, 1, 'nothing to reset yet')
-  const daemon = await startDaemon(t, dataDir)
+  const daemon = await startDaemon(t, dataDir, { HEARTH_PUBLIC_HOSTNAME: 'hearth.test' })
   const token = ((await login(daemon.base)).json.data as { accessToken: string }).accessToken
   const { secret } = (await call(daemon.base, 'POST', '/auth/2fa/totp/setup', token, { password: PASSWORD })).json.data as {
     secret: string
@@ -25,10 +26,25 @@ t.test('users reset-2fa: a member who lost their phone signs in with the passwor
     200,
   )
   t.match((await login(daemon.base)).json.data, { mfa_required: true }, '2FA on')
+  const laptop = new SoftAuthenticator()
+  const options = (await call(daemon.base, 'POST', '/auth/webauthn/register/options', token)).json.data
+  const made = await call(daemon.base, 'POST', '/auth/webauthn/register', token, {
+    response: laptop.create(options as never, 'https://hearth.test'),
+    name: 'Laptop',
+  })
+  t.equal(made.status, 201, 'a passkey on another device')
 
   const reset = await cli(['users', 'reset-2fa', EMAIL], env)
   t.equal(reset.code, 0, reset.stderr)
   t.match(reset.stdout, /two-factor sign-in turned off for owner@admin\.test/)
+  t.match(reset.stdout, /1 passkey kept/, 'the admin is told the passkeys stay')
+  const passkeyLogin = await call(daemon.base, 'POST', '/auth/webauthn/login', undefined, {
+    response: laptop.get(
+      (await call(daemon.base, 'POST', '/auth/webauthn/login/options', undefined, {})).json.data as never,
+      'https://hearth.test',
+    ),
+  })
+  t.equal(passkeyLogin.status, 200, 'the passkey on the device not lost still signs in')
   t.notOk(reset.stdout.includes(secret))
   t.ok(((await login(daemon.base)).json.data as { accessToken?: string }).accessToken, 'the password alone signs in')
   t.equal((await call(daemon.base, 'GET', '/auth/sessions', token)).status, 401, 'the sessions from before ended')

@@ -145,3 +145,35 @@ t.test('wrong current passwords are throttled per (user, client) and per user, a
   clock.now += 16 * 60_000
   t.equal((await change('/auth/password', o.password, '203.0.113.5')).statusCode, 200, 'the window passes')
 })
+
+t.test('the sessions of a setup and of a registration show their client too', async (t) => {
+  const app = await build(t)
+  const setup = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/setup',
+    payload: { email: 'first@home.test', password: 'the first password' },
+    headers: { 'user-agent': 'SetupBrowser/1.0' },
+    remoteAddress: '192.0.2.10',
+  })
+  const token = setup.json().data.accessToken
+  const invite = await app.inject({
+    method: 'POST',
+    url: '/api/v1/admin/invitations',
+    headers: auth(token),
+    payload: { email: 'kid@home.test' },
+  })
+  const registered = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/register',
+    payload: { token: invite.json().data.token, password: 'the kid password' },
+    headers: { 'user-agent': 'KidPhone/2.0' },
+    remoteAddress: '192.0.2.11',
+  })
+  for (const [session, client, address] of [
+    [setup, 'SetupBrowser/1.0', '192.0.2.10'],
+    [registered, 'KidPhone/2.0', '192.0.2.11'],
+  ] as const) {
+    const list = await app.inject({ method: 'GET', url: '/api/v1/auth/sessions', headers: auth(session.json().data.accessToken) })
+    t.match(list.json().data, [{ client, address, current: true }], `${client}: a member can tell which session is which`)
+  }
+})

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { PluginInstance } from '../../plugin-api.js'
 import { Single } from '../../schemas.js'
 import { ForgotBody, RegisterBody, ResetBody, Session } from '../schemas.js'
+import { clientInfo } from './client-info.js'
 import type { AuthRoutesOptions } from './index.js'
 
 const Ok = Single(Type.Object({ ok: Type.Boolean() }))
@@ -23,7 +24,7 @@ export async function recoveryRoutes(app: PluginInstance, { service, throttled }
     },
     async (req, reply) => {
       reply.code(201)
-      return service.register(req.body)
+      return service.register(req.body, clientInfo(req))
     },
   )
 
@@ -53,7 +54,7 @@ export async function recoveryRoutes(app: PluginInstance, { service, throttled }
       onRequest: throttled('reset'),
       schema: {
         summary: 'Set a new password with a reset token',
-        description: 'Every session of the user is signed out.',
+        description: 'Every session of the user is signed out and every app password ends.',
         body: ResetBody,
         response: { 200: Ok },
       },

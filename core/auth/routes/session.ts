@@ -39,7 +39,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, passk
     },
     async (req, reply) => {
       reply.code(201)
-      return service.setup(req.body)
+      return service.setup(req.body, clientInfo(req))
     },
   )
 
@@ -111,7 +111,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, passk
         schema: {
           summary,
           description:
-            'Every other session of the user is signed out; the answer carries new tokens. With two-factor sign-in on, only a signed-in session of the user may (403 for keys and the system token): the answer would otherwise be a session that skipped the second factor.',
+            'Every other session of the user is signed out and every app password ends (devices are added again); the answer carries new tokens. With two-factor sign-in on, only a signed-in session of the user may (403 for keys and the system token): the answer would otherwise be a session that skipped the second factor.',
           body: ChangePasswordBody,
           response: { 200: Single(Session) },
         },
@@ -120,6 +120,7 @@ export async function sessionRoutes(app: PluginInstance, { service, users, passk
         service.changePassword(req.userId, req.body.current_password, req.body.new_password, {
           ...clientInfo(req),
           signedIn: req.auth.via === 'jwt',
+          sessionId: req.auth.sessionId,
         }),
     )
   }

@@ -442,8 +442,8 @@ onSubmit('password-change', 'pw-error', async ({ current, new: next, again }, fo
   if (next.length < 8) throw new Error('The new password needs at least 8 characters.')
   keep(await api('POST', '/auth/password', { current_password: current, new_password: next }))
   form.reset()
-  say('Password changed. Your other sessions were signed out.')
-  await loadSessions()
+  say('Password changed. Your other sessions were signed out and your devices’ passwords ended: add the devices again.')
+  await Promise.all([loadSessions(), loadDevices()])
 })
 
 // ---- start ----
