@@ -89,9 +89,11 @@ export async function startDaemon(env: Record<string, string> = {}, nodeArgs: st
       healthy = (await fetch(`${url}/api/v1/health`)).ok
     } catch {}
     if (child.exitCode !== null) throw new Error('daemon exited during start')
-    if (performance.now() - started > 60_000) {
+    // A kept folder from an older version is upgraded before the daemon listens: rebuilding the full-text
+    // indexes of a million notes takes about two minutes.
+    if (performance.now() - started > 300_000) {
       child.kill('SIGKILL')
-      throw new Error('daemon not healthy 60 s after its start')
+      throw new Error('daemon not healthy 300 s after its start')
     }
     if (!healthy) await new Promise((r) => setTimeout(r, 5))
   }
