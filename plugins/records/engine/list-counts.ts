@@ -79,11 +79,12 @@ export function rowsOutside(parts: ListerParts, userId: string, where: SqlClause
  * are the same either way: the scope decides what is listed.
  */
 export function ownersWorthNaming(parts: ListerParts, view: ListView): readonly string[] | null {
-  if (!parts.def.counted) return view.owners
+  const owners = view.owners()
+  if (!parts.def.counted) return owners
   const sql =
     'SELECT coalesce(sum(n) FILTER (WHERE user_id IN (SELECT value FROM json_each(?))), 0) * 2 <= coalesce(sum(n), 0) ' +
     'FROM records_counts WHERE resource = ?'
-  const params = [JSON.stringify(view.owners), parts.def.name]
+  const params = [JSON.stringify(owners), parts.def.name]
   const read = () =>
     parts
       .prepare(sql)
@@ -91,7 +92,7 @@ export function ownersWorthNaming(parts: ListerParts, view: ListView): readonly 
       .get(...params) === 1
   // Counters move with every write; either answer lists the same records, so a stale one only costs time.
   const few = parts.cache ? parts.cache.through(view.userId, `${sql}\u0000${params.join('\u0000')}`, read) : read()
-  return few ? view.owners : null
+  return few ? owners : null
 }
 
 /** The partial index holding exactly a state these conditions ask for (the trash, the archive), if any. */

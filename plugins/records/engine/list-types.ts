@@ -26,8 +26,11 @@ export interface ListView {
   userId: string
   scope: SqlClause
   visible?: (record: ApiRecord) => boolean
-  /** Every member whose records `scope` may include: a search asks the full-text index for theirs only. */
-  owners: readonly string[]
+  /**
+   * Every member whose records `scope` may include: a search asks the full-text index for theirs only.
+   * Asked only by a search (finding who invites the caller is a query plain lists need not make).
+   */
+  owners(): readonly string[]
 }
 
 /** A page's keys as the query cache holds them: sequence numbers in order, with the rank when ranked. */

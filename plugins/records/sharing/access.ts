@@ -166,11 +166,11 @@ export class RecordAccess {
    */
   view(caller: string, def: ResourceDefinition, own = false): ListView {
     const mine: SqlClause = { sql: 't.user_id = ?', params: [caller], state: {} }
-    if (own || !def.sharing) return { userId: caller, scope: mine, owners: [caller] }
+    if (own || !def.sharing) return { userId: caller, scope: mine, owners: () => [caller] }
     const grants = this.grants(caller, def.sharing.kind)
     const email = def.invitations ? this.emailOf(caller) : null
     const invited = email !== null && this.q.invited.get(email) !== undefined
-    if (grants.length === 0 && !invited) return { userId: caller, scope: mine, owners: [caller] }
+    if (grants.length === 0 && !invited) return { userId: caller, scope: mine, owners: () => [caller] }
     const column = def.sharing.column
     const granted = new Set(grants.map((g) => `${g.owner}\u0000${column === null ? '' : g.target}`))
     const visible = (r: ApiRecord) =>
@@ -192,7 +192,7 @@ export class RecordAccess {
       params.push(email)
     }
     // An invitation may come from any member: those who invite the caller, from the same index.
-    const owners = [caller, ...byOwner.keys(), ...(invited && email !== null ? this.q.invitingOwners.all(email) : [])]
+    const owners = () => [caller, ...byOwner.keys(), ...(invited && email !== null ? this.q.invitingOwners.all(email) : [])]
     return { userId: caller, scope: { sql: `(${terms.join(' OR ')})`, params }, visible, owners }
   }
 
