@@ -80,7 +80,8 @@ export function createSignInThrottle(opts: {
         // The account's own budget is only taken back, never cleared: the owner's right code must not
         // hand an attacker a fresh budget.
         succeeded: once(() => {
-          takeBack()
+          perClient.undo(client)
+          alone?.undo(account)
           perAccount.reset(pair)
         }),
         cancel: once(takeBack),
