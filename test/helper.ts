@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type BuildOptions } from '../core/app.js'
 import type { HearthEvent } from '../core/events.js'
+import { appCode } from './totp-reference.js'
 
 export interface TestContext {
   teardown(fn: () => unknown): void
@@ -89,6 +90,30 @@ export async function apiKey(
   const res = await app.inject({ method: 'POST', url: '/api/v1/admin/api-keys', headers: auth(adminToken), payload: body })
   if (res.statusCode !== 201) throw new Error(`api key failed: ${res.statusCode} ${res.body}`)
   return res.json().data.key
+}
+
+/** POST /auth/password as `token`'s session (from `remoteAddress` when given): the answer as it came. */
+export function changePassword(app: FastifyInstance, token: string, current: string, next: string, remoteAddress?: string) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/password',
+    headers: auth(token),
+    payload: { current_password: current, new_password: next },
+    ...(remoteAddress ? { remoteAddress } : {}),
+  })
+}
+
+/** Turns the user's two-factor sign-in on with their app's code at `atMs`: the secret, and the confirmation's status. */
+export async function turnOnTwoFactor(
+  app: FastifyInstance,
+  user: TestUser,
+  atMs = Date.now(),
+): Promise<{ secret: string; status: number }> {
+  const step = (url: string, payload: object) =>
+    app.inject({ method: 'POST', url: `/api/v1/auth/2fa/totp/${url}`, headers: auth(user.token), payload })
+  const { secret } = (await step('setup', { password: user.password })).json().data as { secret: string }
+  const confirmed = await step('confirm', { password: user.password, code: appCode(secret, atMs) })
+  return { secret, status: confirmed.statusCode }
 }
 
 /** Records every event published on the app's bus while the test runs. */

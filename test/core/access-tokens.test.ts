@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose'
 import t from 'tap'
-import { auth, build, owner } from '../helper.js'
+import { auth, build, changePassword, owner } from '../helper.js'
 
 /**
  * An access token's signature is checked once and remembered: what it says of the token must stay true on
@@ -46,12 +46,7 @@ t.test('a remembered token still ends with a password change', async (t) => {
   const app = await build(t, { env: { HEARTH_JWT_SECRET: SECRET } })
   const o = await owner(app)
   t.equal(await status(app, o.token), 200)
-  const changed = await app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/password',
-    headers: auth(o.token),
-    payload: { current_password: o.password, new_password: 'another long password' },
-  })
+  const changed = await changePassword(app, o.token, o.password, 'another long password')
   t.equal(changed.statusCode, 200, changed.body)
   t.equal(await status(app, o.token), 401)
   t.equal(await status(app, changed.json().data.accessToken), 200, "the change's own new token works")

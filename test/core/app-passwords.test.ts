@@ -1,8 +1,7 @@
 import t from 'tap'
 import dav from '../../plugins/dav/index.js'
 import records from '../../plugins/records/index.js'
-import { addUser, auth, build, owner } from '../helper.js'
-import { appCode } from '../totp-reference.js'
+import { addUser, auth, build, owner, turnOnTwoFactor } from '../helper.js'
 
 /** App passwords: a device's DAV credential, made and revoked by its user, through the HTTP API and a real DAV request. */
 
@@ -80,16 +79,7 @@ t.test("someone failing to sign in as the user does not lock the user's devices 
   ).json().data
 
   // Two-factor sign-in on: the device is not asked for a code.
-  const { secret } = (
-    await app.inject({ method: 'POST', url: '/api/v1/auth/2fa/totp/setup', payload: { password: o.password }, headers: auth(o.token) })
-  ).json().data
-  const on = await app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/2fa/totp/confirm',
-    headers: auth(o.token),
-    payload: { password: o.password, code: appCode(secret, clock.now) },
-  })
-  t.equal(on.statusCode, 200)
+  t.equal((await turnOnTwoFactor(app, o, clock.now)).status, 200)
 
   const attacker = '198.51.100.9'
   const tries: number[] = []

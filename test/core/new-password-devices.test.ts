@@ -1,7 +1,7 @@
 import t from 'tap'
 import dav from '../../plugins/dav/index.js'
 import records from '../../plugins/records/index.js'
-import { addUser, auth, build, owner, type TestApp, type TestUser } from '../helper.js'
+import { addUser, auth, build, changePassword, owner, type TestApp, type TestUser } from '../helper.js'
 
 /**
  * A new password ends the member's app passwords with their sessions. A stolen session (a phished
@@ -54,12 +54,7 @@ t.test("a password change ends the member's app passwords; their API keys stay",
   const { device, agent } = await credentials(app, o, member)
   t.equal(await propfind(member.email, device), 207, 'the device syncs')
 
-  const changed = await app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/password',
-    headers: auth(member.token),
-    payload: { current_password: member.password, new_password: 'a new password after the leak' },
-  })
+  const changed = await changePassword(app, member.token, member.password, 'a new password after the leak')
   t.equal(changed.statusCode, 200)
   t.equal(await propfind(member.email, device), 401, 'the app password no longer signs in')
   const session = changed.json().data.accessToken as string

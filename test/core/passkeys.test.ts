@@ -1,6 +1,5 @@
 import t from 'tap'
-import { addUser, apiKey, auth, build, owner } from '../helper.js'
-import { appCode } from '../totp-reference.js'
+import { addUser, apiKey, auth, build, owner, turnOnTwoFactor } from '../helper.js'
 import { SoftAuthenticator, type Tamper } from '../webauthn-authenticator.js'
 
 /**
@@ -100,20 +99,7 @@ t.test('register a passkey, then sign in with it: the tokens at once, even with 
   )
 
   // Two-factor sign-in on: the password asks a code; the passkey does not.
-  const setup = (
-    await b.app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/2fa/totp/setup',
-      payload: { password: b.o.password },
-      headers: auth(b.o.token),
-    })
-  ).json().data
-  await b.app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/2fa/totp/confirm',
-    payload: { password: b.o.password, code: appCode(setup.secret, Date.now()) },
-    headers: auth(b.o.token),
-  })
+  await turnOnTwoFactor(b.app, b.o)
   const password = await b.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: b.o.email, password: b.o.password } })
   t.equal(password.json().data.mfa_required, true, 'two-factor sign-in is on')
 

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { auth, build, owner } from '../helper.js'
-import { appCode } from '../totp-reference.js'
+import { auth, build, owner, turnOnTwoFactor } from '../helper.js'
 import { SoftAuthenticator } from '../webauthn-authenticator.js'
 
 /**
@@ -20,8 +19,7 @@ t.test('a stolen session changing the password gets no fresh sign-in to add a pa
   const post = (url: string, token: string, payload?: object) =>
     app.inject({ method: 'POST', url: `/api/v1${url}`, headers: auth(token), ...(payload ? { payload } : {}) })
 
-  const { secret } = (await post('/auth/2fa/totp/setup', o.token, { password: o.password })).json().data
-  t.equal((await post('/auth/2fa/totp/confirm', o.token, { password: o.password, code: appCode(secret, clock.now) })).statusCode, 200)
+  t.equal((await turnOnTwoFactor(app, o, clock.now)).status, 200)
   // The session was signed in 16 minutes ago: too long ago to add a passkey.
   app.hearth.db.prepare('UPDATE refresh_tokens SET created_at = created_at - 960 WHERE user_id = ?').run(o.userId)
   t.equal((await post('/auth/webauthn/register/options', o.token)).statusCode, 403, 'the stolen session alone may not')

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { auth, build, owner } from '../helper.js'
-import { appCode } from '../totp-reference.js'
+import { auth, build, changePassword, owner, turnOnTwoFactor } from '../helper.js'
 
 /**
  * The sign-in budgets hold against guesses sent together. Checking a password takes a trip to the
@@ -44,13 +43,7 @@ t.test("a stolen session's burst of current-password guesses from many addresses
   const o = await owner(app)
   const burst = await Promise.all(
     Array.from({ length: BURST }, (_, i) =>
-      app.inject({
-        method: 'POST',
-        url: '/api/v1/auth/password',
-        headers: auth(o.token),
-        payload: { current_password: `guess number ${i}`, new_password: 'the thief’s new password' },
-        remoteAddress: `198.51.100.${i + 1}`,
-      }),
+      changePassword(app, o.token, `guess number ${i}`, 'the thief’s new password', `198.51.100.${i + 1}`),
     ),
   )
   const counts = tally(burst.map((r) => r.statusCode))
@@ -62,20 +55,7 @@ t.test('a burst of wrong passwords at turning two-factor sign-in off: the code s
   const clock = { now: Date.UTC(2026, 10, 28, 8) }
   const app = await build(t, { now: () => clock.now, env: { HEARTH_LOGIN_FAIL_LIMIT: String(LIMIT) } })
   const o = await owner(app)
-  const setup = await app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/2fa/totp/setup',
-    headers: auth(o.token),
-    payload: { password: o.password },
-  })
-  const { secret } = setup.json().data
-  const confirm = await app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/2fa/totp/confirm',
-    headers: auth(o.token),
-    payload: { password: o.password, code: appCode(secret, clock.now) },
-  })
-  t.equal(confirm.statusCode, 200)
+  t.equal((await turnOnTwoFactor(app, o, clock.now)).status, 200)
   const burst = await Promise.all(
     Array.from({ length: BURST }, (_, i) =>
       app.inject({

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { auth, owner, type TestApp } from '../../../test/helper.js'
+import { auth, changePassword, owner, type TestApp } from '../../../test/helper.js'
 import { listening, TestClient } from './ws-client.js'
 
 /**
@@ -52,12 +52,7 @@ t.test("a password change closes every other session's socket", async (t) => {
   const laptop = await signIn(app, o.email, o.password)
   const client = await TestClient.open(url, auth(laptop.accessToken))
   const closing = closedWithin(client)
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/password',
-    headers: auth(o.token),
-    payload: { current_password: o.password, new_password: 'a new and better password' },
-  })
+  const res = await changePassword(app, o.token, o.password, 'a new and better password')
   t.equal(res.statusCode, 200)
   t.equal(await closing, 4401)
 })
